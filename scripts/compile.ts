@@ -103,8 +103,12 @@ export interface CompileOptions {
  * @throws {UsageError} For an unknown option, an unknown target or a missing value.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseCompileArgs } from "./compile.ts";
- * parseCompileArgs(["--target", "aarch64-apple-darwin"]).targets; // ["aarch64-apple-darwin"]
+ *
+ * assert.deepEqual(parseCompileArgs(["--target", "aarch64-apple-darwin"]).targets, [
+ *   "aarch64-apple-darwin",
+ * ]);
  * ```
  */
 export function parseCompileArgs(argv: readonly string[]): CompileOptions {
@@ -161,9 +165,11 @@ export function binaryName(target: string, version: string): string {
  *   `--target`, `--output`, then the entry point.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compileArgs } from "./compile.ts";
- * compileArgs("x86_64-pc-windows-msvc", "1.0.0", "dist").at(-2);
- * // "dist/harness-1.0.0-x86_64-pc-windows-msvc.exe"
+ *
+ * const args = compileArgs("x86_64-pc-windows-msvc", "1.0.0", "dist");
+ * assert.equal(args.at(-2), "dist/harness-1.0.0-x86_64-pc-windows-msvc.exe");
  * ```
  */
 export function compileArgs(target: string, version: string, outDir: string): string[] {
@@ -199,9 +205,11 @@ export function isRuntimeFailure(output: string): boolean {
  * @returns The cause, or the `error:` line when there is no cause, or undefined.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorCause } from "./compile.ts";
- * errorCause("error: Writing x\n\nCaused by:\n    0: Setting up base binary.\n    1: dns error\n");
- * // "dns error"
+ *
+ * const output = "error: Writing x\n\nCaused by:\n    0: Setting up base binary.\n    1: dns error\n";
+ * assert.equal(errorCause(output), "dns error");
  * ```
  */
 export function errorCause(output: string): string | undefined {

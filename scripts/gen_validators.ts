@@ -76,14 +76,19 @@ const DEEP_EQUAL = `function __deepEqual(a, b) {
 function inlineRuntime(code: string): string {
   const out = code.replace('require("ajv/dist/runtime/equal").default', "__deepEqual");
   const left = /require\([^)]*\)/.exec(out);
-  if (left) throw new Error(`generated validator still needs ${left[0]}: inline it in gen_validators.ts`);
+  if (left) {
+    throw new Error(`generated validator still needs ${left[0]}: inline it in gen_validators.ts`);
+  }
   return out === code ? out : `${out}\n${DEEP_EQUAL}`;
 }
 
 /** Every generated validator, as it should be on disk. */
 export function generatedValidators(): Generated[] {
   return [
-    { path: "lib/_generated/config_validator.js", code: generate(configSchema, "config_validator") },
+    {
+      path: "lib/_generated/config_validator.js",
+      code: generate(configSchema, "config_validator"),
+    },
     { path: "lib/_generated/config_validator.d.ts", code: DTS },
     { path: "lib/_generated/draft07_validator.js", code: generate(DRAFT07, "draft07_validator") },
     { path: "lib/_generated/draft07_validator.d.ts", code: DTS },

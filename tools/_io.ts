@@ -56,6 +56,25 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
+/**
+ * Drops an incomplete UTF-8 sequence at the end of `bytes` (left by a cut at a byte budget).
+ *
+ * @param bytes UTF-8 bytes, possibly cut in the middle of a character.
+ * @returns The bytes up to the last complete character.
+ */
+export function wholeChars(bytes: Uint8Array): Uint8Array {
+  let i = bytes.length;
+  let back = 0;
+  while (i > 0 && back < 3 && (bytes[i - 1] & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i === 0) return bytes;
+  const lead = bytes[i - 1];
+  const len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return len > back + 1 ? bytes.subarray(0, i - 1) : bytes;
+}
+
 /** Decodes UTF-8 leniently (invalid bytes become U+FFFD). */
 export function decodeText(bytes: Uint8Array): string {
   return new TextDecoder("utf-8", { fatal: false }).decode(bytes);

@@ -8,7 +8,7 @@
  * @module
  */
 import { resolveInProject } from "./_paths.ts";
-import { decodeText, ioFailure, looksBinary, readCapped } from "./_io.ts";
+import { decodeText, ioFailure, looksBinary, readCapped, wholeChars } from "./_io.ts";
 import {
   type BuiltinContext,
   type BuiltinResult,
@@ -59,7 +59,7 @@ async function readFile(args: Record<string, unknown>, ctx: BuiltinContext): Pro
       `Cannot read "${target.relative}": it is a binary file (${read.size} bytes): use stat_file for its size`,
     );
   }
-  const text = decodeText(read.bytes);
+  const text = decodeText(read.truncated ? wholeChars(read.bytes) : read.bytes);
   if (!read.truncated) return ok(text);
   return ok(
     `${text}\n[truncated: showed the first ${read.bytes.length} of ${read.size} bytes: use read_file_range to read the rest]`,

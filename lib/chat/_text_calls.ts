@@ -32,14 +32,15 @@ export function detectTextToolCall(text: string): TextToolCall | undefined {
   if (text.includes("<tool_call>")) return found("<tool_call> (Hermes/Qwen)", "hermes");
   if (text.includes("[TOOL_CALLS]")) return found("[TOOL_CALLS] (Mistral)", "mistral");
   if (text.includes("<|python_tag|>")) return found("<|python_tag|> (Llama)", "llama3_json");
-  if (isBareJsonCall(text)) return found("a bare JSON {\"name\", \"arguments\"} object", "hermes");
+  if (isBareJsonCall(text)) return found('a bare JSON {"name", "arguments"} object', "hermes");
   return undefined;
 }
 
 function found(style: string, parser: string): TextToolCall {
   return {
     style,
-    hint: `vLLM: start with \`--enable-auto-tool-choice --tool-call-parser ${parser}\`; ${HINT_TAIL}`,
+    hint:
+      `vLLM: start with \`--enable-auto-tool-choice --tool-call-parser ${parser}\`; ${HINT_TAIL}`,
   };
 }
 
@@ -53,8 +54,10 @@ function isBareJsonCall(text: string): boolean {
     return false;
   }
   const items = Array.isArray(value) ? value : [value];
-  return items.length > 0 && items.every((v) =>
-    typeof v === "object" && v !== null && typeof (v as Record<string, unknown>).name === "string" &&
-    ("arguments" in v || "parameters" in v)
-  );
+  return items.length > 0 &&
+    items.every((v) =>
+      typeof v === "object" && v !== null &&
+      typeof (v as Record<string, unknown>).name === "string" &&
+      ("arguments" in v || "parameters" in v)
+    );
 }

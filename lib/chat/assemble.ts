@@ -25,7 +25,13 @@
 import { syntheticCallId, toMistralId } from "./_ids.ts";
 import { mergeDelta, mergeFields } from "./_merge.ts";
 import { detectTextToolCall } from "./_text_calls.ts";
-import type { ChatCompletionChunk, ChatMessage, ToolCall, ToolCallDelta, Usage } from "./messages.ts";
+import type {
+  ChatCompletionChunk,
+  ChatMessage,
+  ToolCall,
+  ToolCallDelta,
+  Usage,
+} from "./messages.ts";
 import type { CallIssue, ModelEvent } from "./port.ts";
 
 /** Options of a {@link StreamAssembler}. */

@@ -128,12 +128,12 @@ const TOOL_ERRORS: { test: RegExp; hint: string }[] = [
   },
   {
     test: /does not support tools/i,
-    hint:
-      "pick an Ollama model with tool support (`ollama list`, the model page shows a \"tools\" " +
+    hint: 'pick an Ollama model with tool support (`ollama list`, the model page shows a "tools" ' +
       "tag), or run without tools",
   },
   {
-    test: /tools?\b.*\b(not supported|unsupported|not enabled)|(not support|unsupported).*\btools?\b/i,
+    test:
+      /tools?\b.*\b(not supported|unsupported|not enabled)|(not support|unsupported).*\btools?\b/i,
     hint:
       "this server or model does not accept `tools`: enable tool calling in the server, pick a " +
       "model that supports it, or run without tools",
@@ -176,12 +176,14 @@ function statusHint(status: number, body: string): string {
     return "check the API key (the provider's apiKey setting) and that it may use this model";
   }
   if (status === 404) {
-    return "check baseUrl (OpenAI-compatible servers usually end in \"/v1\") and the model name";
+    return 'check baseUrl (OpenAI-compatible servers usually end in "/v1") and the model name';
   }
   if (status === 413 || /context|too long|maximum.*tokens/i.test(body)) {
     return "the conversation is too long for the model: lower maxTokens or shorten the history";
   }
-  if (status === 429) return "rate limited after retries: wait, raise maxRetries or use another key";
+  if (status === 429) {
+    return "rate limited after retries: wait, raise maxRetries or use another key";
+  }
   if (status >= 500) return "the server failed after retries: check its logs, or try again later";
   return "check the model name and the request settings (extraBody, temperature, maxTokens)";
 }

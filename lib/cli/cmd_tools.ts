@@ -13,7 +13,9 @@ import type { CommandContext } from "./context.ts";
 import { relativeTo } from "./report.ts";
 
 /** Loads the project's tools once. */
-export async function projectSnapshot(ctx: CommandContext): Promise<{ config: Config; snapshot: RegistrySnapshot }> {
+export async function projectSnapshot(
+  ctx: CommandContext,
+): Promise<{ config: Config; snapshot: RegistrySnapshot }> {
   const config = await ctx.config();
   const registry = new ToolRegistry(config, projectSources(config, ctx.io.getEnv));
   return { config, snapshot: await registry.refresh() };
@@ -28,7 +30,10 @@ export function toolsPayload(tools: ToolDefinition[], nativeTools: unknown[]): u
 }
 
 /** One tool as `tools list --json` and `tools show --json` print it. */
-export function toolJson(tool: ToolDefinition, snapshot: RegistrySnapshot): Record<string, unknown> {
+export function toolJson(
+  tool: ToolDefinition,
+  snapshot: RegistrySnapshot,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     name: tool.name,
     format: tool.source.format,
@@ -53,10 +58,16 @@ export function listCommand(opts: { json?: boolean }) {
   return async (ctx: CommandContext): Promise<void> => {
     const { snapshot } = await projectSnapshot(ctx);
     if (opts.json) {
-      ctx.io.out(JSON.stringify({
-        tools: snapshot.tools.map((t) => toolJson(t, snapshot)),
-        skipped: snapshot.skipped,
-      }, null, 2) + "\n");
+      ctx.io.out(
+        JSON.stringify(
+          {
+            tools: snapshot.tools.map((t) => toolJson(t, snapshot)),
+            skipped: snapshot.skipped,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
       return;
     }
     if (snapshot.tools.length === 0) {
@@ -81,7 +92,9 @@ export function listCommand(opts: { json?: boolean }) {
 }
 
 function table(header: string[], rows: string[][], bold: (s: string) => string): string {
-  const widths = header.map((h, i) => Math.min(48, Math.max(h.length, ...rows.map((r) => r[i].length))));
+  const widths = header.map((h, i) =>
+    Math.min(48, Math.max(h.length, ...rows.map((r) => r[i].length)))
+  );
   const fit = (s: string, w: number) => (s.length > w ? s.slice(0, w - 1) + "…" : s.padEnd(w));
   const line = (r: string[]) =>
     r.map((c, i) => (i === r.length - 1 ? c : fit(c, widths[i]))).join("  ").trimEnd();
@@ -98,7 +111,9 @@ export function findTool(snapshot: RegistrySnapshot, name: string): ToolDefiniti
   if (tool) return tool;
   const hint = didYouMean(name, [...snapshot.byName.keys()]);
   throw new UsageError(`Unknown tool "${name}"`, {
-    hint: hint ? `did you mean "${hint}"? (harness tools list shows every tool)` : "run `harness tools list` to see every tool",
+    hint: hint
+      ? `did you mean "${hint}"? (harness tools list shows every tool)`
+      : "run `harness tools list` to see every tool",
   });
 }
 
@@ -111,22 +126,44 @@ export function showCommand(name: string, opts: { json?: boolean }) {
     const scope = await describeScope(tool, config, ctx.io);
     const excerpt = await sourceExcerpt(tool);
     if (opts.json) {
-      ctx.io.out(JSON.stringify({ ...toolJson(tool, snapshot), scope: scope.json, source: excerpt }, null, 2) + "\n");
+      ctx.io.out(
+        JSON.stringify(
+          { ...toolJson(tool, snapshot), scope: scope.json, source: excerpt },
+          null,
+          2,
+        ) + "\n",
+      );
       return;
     }
     const b = ctx.out.bold;
     const lines = [
       `${b(tool.name)} (${tool.source.format})`,
-      `  source:      ${relativeTo(ctx.projectDir, tool.source.path)}${tool.source.line ? `:${tool.source.line}` : ""}`,
+      `  source:      ${relativeTo(ctx.projectDir, tool.source.path)}${
+        tool.source.line ? `:${tool.source.line}` : ""
+      }`,
       `  approval:    ${tool.approval}`,
       `  read-only:   ${tool.readOnly ? "yes (may run in parallel)" : "no"}`,
       `  timeout:     ${tool.timeoutMs} ms`,
-      `  declared:    ${tool.permissions ? JSON.stringify(tool.permissions) : "nothing (undeclared: the default scope applies)"}`,
+      `  declared:    ${
+        tool.permissions
+          ? JSON.stringify(tool.permissions)
+          : "nothing (undeclared: the default scope applies)"
+      }`,
     ];
     const shadows = snapshot.shadows.get(tool.name) ?? [];
-    for (const s of shadows) lines.push(`  shadows:     ${s.format} ${relativeTo(ctx.projectDir, s.path)}`);
-    lines.push("", b("Description"), ...(tool.description ?? "(none)").split("\n").map((l) => `  ${l}`));
-    lines.push("", b("Function (as sent to the model)"), indent(JSON.stringify(toFunctionSpec(tool), null, 2)));
+    for (const s of shadows) {
+      lines.push(`  shadows:     ${s.format} ${relativeTo(ctx.projectDir, s.path)}`);
+    }
+    lines.push(
+      "",
+      b("Description"),
+      ...(tool.description ?? "(none)").split("\n").map((l) => `  ${l}`),
+    );
+    lines.push(
+      "",
+      b("Function (as sent to the model)"),
+      indent(JSON.stringify(toFunctionSpec(tool), null, 2)),
+    );
     lines.push("", b("Effective scope"), ...scope.text);
     if (excerpt) lines.push("", b(`Source (${excerpt.label})`), indent(excerpt.text));
     ctx.io.out(lines.join("\n") + "\n");

@@ -46,9 +46,12 @@ export async function makeContext(
   try {
     if (!(await Deno.stat(projectDir)).isDirectory) throw new Error("not a directory");
   } catch {
-    throw new UsageError(`Cannot use "${projectDir}" as the project directory: it is not a directory`, {
-      hint: "pass an existing directory to -C/--cwd",
-    });
+    throw new UsageError(
+      `Cannot use "${projectDir}" as the project directory: it is not a directory`,
+      {
+        hint: "pass an existing directory to -C/--cwd",
+      },
+    );
   }
   const noColor = io.getEnv("NO_COLOR");
   const flag = globals.color !== false;
@@ -62,7 +65,9 @@ export async function makeContext(
       loaded ??= import("../config/load.ts").then(({ loadConfig }) =>
         loadConfig({
           projectDir,
-          ...(globals.config !== undefined ? { configFile: resolvePath(io.cwd(), globals.config) } : {}),
+          ...(globals.config !== undefined
+            ? { configFile: resolvePath(io.cwd(), globals.config) }
+            : {}),
           getEnv: io.getEnv,
         })
       );

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { Argument, Command, CommanderError, Option } from "@commander-js/extra-typings";
 import meta from "../../deno.json" with { type: "json" };
 import { ExitCode, HarnessError } from "../errors.ts";
 import { type CommandContext, type GlobalOptions, makeContext } from "./context.ts";
@@ -125,7 +125,10 @@ Examples:
 
   tools.command("list").description("list every tool the model would see")
     .option("--json", "print JSON: {tools, skipped}")
-    .addHelpText("after", "\nExamples:\n  $ harness tools list\n  $ harness tools list --json | jq '.tools[].name'")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ harness tools list\n  $ harness tools list --json | jq '.tools[].name'",
+    )
     .action(async (opts, command) =>
       await act(async () => (await import("./cmd_tools.ts")).listCommand(opts))(command)
     );
@@ -133,7 +136,10 @@ Examples:
   tools.command("show").description("everything known about one tool: schema, source, scope")
     .argument("<name>", "the tool name")
     .option("--json", "print JSON")
-    .addHelpText("after", "\nExamples:\n  $ harness tools show echo\n  $ harness tools show echo --json")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ harness tools show echo\n  $ harness tools show echo --json",
+    )
     .action(async (name, opts, command) =>
       await act(async () => (await import("./cmd_tools.ts")).showCommand(name, opts))(command)
     );
@@ -174,5 +180,113 @@ Examples:
  * Registers the commands added by later modules (call, doctor, run, chat, init,
  * completions). Kept separate so this file stays one screen of wiring.
  */
-function registerMore(_program: Command, _tools: Command, _act: Act): void {
+function registerMore(program: Command, tools: Command, act: Act): void {
+  tools.command("call").description("run one tool through the call path (validation, scope, sandbox)")
+    .argument("<name>", "the tool name")
+    .argument("[-]", "read the arguments from standard input")
+    .option("--args <json>", "the arguments as a JSON object")
+    .option("--args-file <file>", "read the arguments from a file")
+    .option("--json", "print {ok, content, exitCode, signal, timedOut, truncated, durationMs}")
+    .option("--dry-run", "print what would run (argv, script, stdin, env names, cwd, scope); run nothing")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 ok, 1 the tool failed, 2 usage (unknown tool, bad JSON), 5 denied.
+
+Examples:
+  $ harness tools call echo --args '{"message":"hi"}'
+  $ echo '{"message":"hi"}' | harness tools call echo -
+  $ harness tools call k8s_pods --args '{"namespace":"default"}' --dry-run`,
+    )
+    .action(async (name, dash, opts, command) =>
+      await act(async () => (await import("./cmd_call.ts")).callCommand(name, dash, opts))(command)
+    );
+
+  program.command("doctor").description("what this machine enforces: Deno grant, Landlock, namespaces")
+    .option("--json", "print JSON")
+    .addHelpText("after", "\nExamples:\n  $ harness doctor\n  $ harness doctor --json")
+    .action(async (opts, command) =>
+      await act(async () => (await import("./cmd_doctor.ts")).doctorCommand(opts))(command)
+    );
+
+  // deno-lint-ignore no-explicit-any
+  const runOptions = <A extends any[]>(c: Command<A>) =>
+    c.option("--model <name>", "model name (also HARNESS_MODEL, provider.model)")
+      .option("--base-url <url>", "OpenAI-compatible base URL (also OPENAI_BASE_URL)")
+      .option("--api-key-env <name>", "variable holding the API key (default OPENAI_API_KEY)")
+      .option("--system <text>", "system prompt, or @FILE")
+      .option("--max-turns <n>", "maximum model calls (default 20)")
+      .option("--timeout <duration>", "wall-clock limit, e.g. 90s, 10m (exit 4)")
+      .addOption(
+        new Option("--approval <mode>", "approval mode").choices([
+          "ask",
+          "auto-edit",
+          "yolo",
+          "plan",
+          "never-ask",
+        ]),
+      )
+      .addOption(
+        new Option("--on-denied <what>", "after a denied call: stop (exit 5) or continue")
+          .choices(["stop", "continue"]),
+      )
+      .option("--transcript <file>", "append every event as JSONL, as the run goes")
+      .option("--record <file>", "record every provider exchange (JSONL)")
+      .option("--replay <file>", "serve provider exchanges from a recording (offline)");
+
+  runOptions(
+    program.command("run").description("run the agent on one prompt and exit")
+      .argument("[prompt]", "the prompt; - or nothing reads standard input"),
+  )
+    .option("--json", "one JSON event per line on stdout (the machine interface for CI)")
+    .option("--output-last-message <file>", "write the final answer to a file")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 ok, 1 work failed, 2 usage/config, 3 provider, 4 budget (turns, tokens, time), 5 denied, 130 interrupted.
+
+Examples:
+  $ harness run "fix the failing test"
+  $ git diff | harness run - --system @review.md --approval plan
+  $ harness run --json --approval never-ask --transcript t.jsonl "update the changelog"
+  $ harness -C examples/demo run --replay examples/demo/session.jsonl "What time is it?"`,
+    )
+    .action(async (prompt, opts, command) =>
+      await act(async () => (await import("./cmd_run.ts")).runCommand(prompt, opts))(command)
+    );
+
+  runOptions(program.command("chat").description("an interactive session on a terminal"))
+    .addHelpText(
+      "after",
+      `
+Commands inside the session: /tools, /clear, /exit.
+
+Examples:
+  $ harness chat --model gpt-4.1-mini
+  $ harness chat --base-url http://localhost:11434/v1 --model qwen3`,
+    )
+    .action(async (opts, command) =>
+      await act(async () => (await import("./cmd_chat.ts")).chatCommand(opts))(command)
+    );
+
+  program.command("init").description("write a commented harness.jsonc and one example tool per format")
+    .option("--force", "overwrite existing files")
+    .addHelpText("after", "\nExamples:\n  $ harness init\n  $ harness init --force")
+    .action(async (opts, command) =>
+      await act(async () => (await import("./cmd_init.ts")).initCommand(opts))(command)
+    );
+
+  program.command("completions").description("print a shell completion script")
+    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh", "fish"]))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ harness completions bash > ~/.local/share/bash-completion/completions/harness
+  $ harness completions zsh > "\${fpath[1]}/_harness"
+  $ harness completions fish > ~/.config/fish/completions/harness.fish`,
+    )
+    .action(async (shell, _opts, command) =>
+      await act(async () => (await import("./cmd_completions.ts")).completionsCommand(shell, program))(command)
+    );
 }

@@ -38,38 +38,55 @@ function position(d: Diagnostic): string {
  *
  * @param base Paths inside it are shown relative to it.
  */
-export function formatText(diagnostics: Diagnostic[], summary: LintSummary, base: string, style: Style): string {
+export function formatText(
+  diagnostics: Diagnostic[],
+  summary: LintSummary,
+  base: string,
+  style: Style,
+): string {
   const lines = diagnostics.map((d) => {
     const sev = d.severity === "error"
       ? style.red("error")
       : d.severity === "warning"
       ? style.yellow("warning")
       : style.cyan("info");
-    return `${style.bold(relativeTo(base, d.file) + position(d))}: ${sev} ${style.dim(d.code)}: ${d.message}`;
+    return `${style.bold(relativeTo(base, d.file) + position(d))}: ${sev} ${
+      style.dim(d.code)
+    }: ${d.message}`;
   });
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? "" : "s"}`;
   const tail = `${plural(summary.tools, "tool")} checked: ${plural(summary.errors, "error")}, ${
     plural(summary.warnings, "warning")
   }`;
-  lines.push(summary.errors > 0 ? style.red(tail) : summary.warnings > 0 ? style.yellow(tail) : style.green(tail));
+  lines.push(
+    summary.errors > 0
+      ? style.red(tail)
+      : summary.warnings > 0
+      ? style.yellow(tail)
+      : style.green(tail),
+  );
   return lines.join("\n") + "\n";
 }
 
 /** The JSON report: `{"version":1,"summary":{…},"diagnostics":[…]}`. */
 export function formatJson(diagnostics: Diagnostic[], summary: LintSummary): string {
-  return JSON.stringify({
-    version: 1,
-    summary,
-    diagnostics: diagnostics.map((d) => ({
-      severity: d.severity,
-      code: d.code,
-      message: d.message,
-      file: d.file,
-      line: d.line ?? null,
-      column: d.column ?? null,
-      tool: d.tool ?? null,
-    })),
-  }, null, 2) + "\n";
+  return JSON.stringify(
+    {
+      version: 1,
+      summary,
+      diagnostics: diagnostics.map((d) => ({
+        severity: d.severity,
+        code: d.code,
+        message: d.message,
+        file: d.file,
+        line: d.line ?? null,
+        column: d.column ?? null,
+        tool: d.tool ?? null,
+      })),
+    },
+    null,
+    2,
+  ) + "\n";
 }
 
 function escapeData(s: string): string {

@@ -39,6 +39,10 @@ export function makeStyle(enabled: boolean): Style {
  * Whether color is wanted: a terminal, no `--no-color`, no non-empty `NO_COLOR`
  * (https://no-color.org).
  */
-export function wantColor(isTerminal: boolean, flag: boolean, noColorEnv: string | undefined): boolean {
+export function wantColor(
+  isTerminal: boolean,
+  flag: boolean,
+  noColorEnv: string | undefined,
+): boolean {
   return isTerminal && flag && !(noColorEnv !== undefined && noColorEnv !== "");
 }

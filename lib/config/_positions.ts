@@ -13,8 +13,8 @@ import schema from "./harness.schema.json" with { type: "json" };
  *
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(locate("a\nbc", 3), { line: 2, column: 2 });
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(locate("a\nbc", 3), { line: 2, column: 2 });
  * ```
  */
 export function locate(text: string, offset: number): { line: number; column: number } {
@@ -144,7 +144,9 @@ export function describeSchemaError(
       };
     case "type":
       return {
-        message: `${where} must be ${article(String(params.type))} (got ${value?.type ?? "nothing"})`,
+        message: `${where} must be ${article(String(params.type))} (got ${
+          value?.type ?? "nothing"
+        })`,
         offset,
       };
     case "required":

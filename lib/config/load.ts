@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type Node, parseTree, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import validateConfig from "../_generated/config_validator.js";
 import { ConfigError } from "../errors.ts";
 import { parsePermissionObject } from "../tools/permissions.ts";
@@ -171,7 +171,7 @@ export function parseConfigText(file: string, text: string): JsonObject {
     );
   }
   if (root === undefined || root.type !== "object") {
-    throw new ConfigError(file, "the config must be a JSON object, e.g. {\"sandbox\": \"auto\"}", {
+    throw new ConfigError(file, 'the config must be a JSON object, e.g. {"sandbox": "auto"}', {
       line: 1,
       column: 1,
     });
@@ -298,7 +298,9 @@ function buildConfig(
   }
   const model = options.getEnv("HARNESS_MODEL") || (provider.model as string | undefined);
   if (model) config.provider.model = model;
-  for (const key of ["temperature", "topP", "maxTokens", "requestTimeoutMs", "maxRetries"] as const) {
+  for (
+    const key of ["temperature", "topP", "maxTokens", "requestTimeoutMs", "maxRetries"] as const
+  ) {
     if (typeof provider[key] === "number") config.provider[key] = provider[key] as number;
   }
   if (typeof provider.parallelToolCalls === "boolean") {

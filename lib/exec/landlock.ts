@@ -138,7 +138,9 @@ export function buildRuleset(policy: LandlockPolicy, abi: number): Ruleset {
       ports = [...new Set(policy.connectTcp)].sort((a, b) => a - b);
     }
   } else if (policy.connectTcp !== "any") {
-    unenforced.push(`TCP connects are not restricted: Landlock ABI ${abi} has no network rules (needs ABI 4, Linux 6.7)`);
+    unenforced.push(
+      `TCP connects are not restricted: Landlock ABI ${abi} has no network rules (needs ABI 4, Linux 6.7)`,
+    );
   }
   const scoped = abi >= 6 ? SCOPE.ABSTRACT_UNIX_SOCKET | SCOPE.SIGNAL : 0n;
   const paths = [...merged].map(([path, access]) => ({ path, access }));
@@ -316,7 +318,9 @@ export function restrictSelf(policy: LandlockPolicy): RestrictReport {
       }
     }
     if (c.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) fail(c, "set PR_SET_NO_NEW_PRIVS");
-    if (Number(c.restrict_self(SYS_RESTRICT_SELF, fd, 0)) < 0) fail(c, "enforce the Landlock ruleset");
+    if (Number(c.restrict_self(SYS_RESTRICT_SELF, fd, 0)) < 0) {
+      fail(c, "enforce the Landlock ruleset");
+    }
   } finally {
     c.close(fd);
   }

@@ -256,7 +256,9 @@ export function describeSpawnError(
     return {
       kind: "not-found",
       message: resolved === undefined
-        ? `Cannot start "${program}": no such program in PATH "${path ?? ""}": install it or give an absolute path`
+        ? `Cannot start "${program}": no such program in PATH "${
+          path ?? ""
+        }": install it or give an absolute path`
         : `Cannot start "${program}": no such file: check the path`,
     };
   }

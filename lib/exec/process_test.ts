@@ -1,6 +1,11 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { type ProcessSpec, readShebang, runProcess, SPAWN_RETRY_MS } from "./process.ts";
-import { findProcesses, killMarked, uniqueMarker, writeScript } from "../../tests/_helpers/procs.ts";
+import {
+  findProcesses,
+  killMarked,
+  uniqueMarker,
+  writeScript,
+} from "../../tests/_helpers/procs.ts";
 
 const PATH = "/usr/local/bin:/usr/bin:/bin";
 
@@ -20,7 +25,12 @@ function spec(script: string, extra: Partial<ProcessSpec> = {}): ProcessSpec {
 Deno.test("runProcess() captures stdout, stderr and the exit code", async () => {
   const r = await runProcess(spec("echo out; echo err >&2; exit 3"));
   assertEquals([r.stdout, r.stderr, r.code, r.signal], ["out\n", "err\n", 3, null]);
-  assertEquals([r.timedOut, r.aborted, r.truncated, r.spawnError], [false, false, false, undefined]);
+  assertEquals([r.timedOut, r.aborted, r.truncated, r.spawnError], [
+    false,
+    false,
+    false,
+    undefined,
+  ]);
 });
 
 Deno.test("runProcess() gives the child exactly the given environment", async () => {
@@ -57,7 +67,9 @@ Deno.test("runProcess() kills the process group at the timeout", async () => {
 });
 
 Deno.test("runProcess() escalates to SIGKILL when SIGTERM is ignored", async () => {
-  const r = await runProcess(spec("trap '' TERM; while :; do sleep 0.05; done", { timeoutMs: 100 }));
+  const r = await runProcess(
+    spec("trap '' TERM; while :; do sleep 0.05; done", { timeoutMs: 100 }),
+  );
   assertEquals([r.timedOut, r.signal], [true, "SIGKILL"]);
 });
 

@@ -18,10 +18,27 @@
 import type { Config } from "../config/load.ts";
 import { resolvePath } from "../config/load.ts";
 import { DeniedError } from "../errors.ts";
-import { PERMISSION_KINDS, type PermissionKind, type PermissionScope, type ResolvedScope, type ToolDefinition } from "../types.ts";
+import {
+  PERMISSION_KINDS,
+  type PermissionKind,
+  type PermissionScope,
+  type ResolvedScope,
+  type ToolDefinition,
+} from "../types.ts";
 
 /** Variables every subprocess tool gets when its scope lists environment names. */
-export const BASE_ENV: readonly string[] = ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME", "TMPDIR"];
+export const BASE_ENV: readonly string[] = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TZ",
+  "TERM",
+  "USER",
+  "LOGNAME",
+  "TMPDIR",
+];
 
 /** The outcome of resolving a scope. */
 export interface ScopeResolution {
@@ -30,6 +47,8 @@ export interface ScopeResolution {
   declared: boolean;
   /** Human notes: what was narrowed, by what. */
   notes: string[];
+  /** Variables removed from an inherited environment (the provider key, unless declared). */
+  withheld: string[];
 }
 
 /** Asks whether the harness process holds a permission (injectable for tests). */
@@ -114,17 +133,22 @@ export function resolveScope(
   const key = options.apiKeyEnv ?? config.provider.apiKeyEnv;
   const asked = tool.permissions?.env?.includes(key) ||
     (tool.runner.kind === "argv" && tool.runner.envPassthrough.includes(key));
+  const withheld: string[] = [];
   if (!asked) {
-    if (scope.env === true) notes.push(`${key} is withheld: the tool does not declare it`);
-    else scope.env = scope.env.filter((n) => n !== key);
+    if (scope.env === true) {
+      withheld.push(key);
+      notes.push(`${key} is withheld: the tool does not declare it`);
+    } else scope.env = scope.env.filter((n) => n !== key);
   }
-  return { scope, declared, notes };
+  return { scope, declared, notes, withheld };
 }
 
 function fromDeclaration(p: PermissionScope, project: string, ceiling = false): ResolvedScope {
   const paths = (list: string[] | undefined) =>
     list === undefined ? (ceiling ? true as const : []) : list.map((x) => resolvePath(project, x));
-  const names = (list: string[] | undefined) => (list === undefined ? (ceiling ? true as const : []) : [...list]);
+  const names = (
+    list: string[] | undefined,
+  ) => (list === undefined ? (ceiling ? true as const : []) : [...list]);
   return {
     read: paths(p.read),
     write: paths(p.write),
@@ -220,7 +244,9 @@ function withinGrant(
     if (value === true) {
       if (!grant(kind)) {
         out[kind] = [];
-        notes.push(`${kind}: harness itself was started without ${grantFlag(kind)}, so the tool gets none`);
+        notes.push(
+          `${kind}: harness itself was started without ${grantFlag(kind)}, so the tool gets none`,
+        );
       }
       continue;
     }
@@ -228,12 +254,22 @@ function withinGrant(
     if (missing.length === 0) continue;
     if (declared) {
       throw new DeniedError(
-        `Tool "${tool.name}" declares ${kind} "${missing[0]}", but harness itself was started without that permission`,
-        { hint: `run harness with ${grantFlag(kind, missing[0])} (or remove the entry from the tool's declaration)` },
+        `Tool "${tool.name}" declares ${kind} "${
+          missing[0]
+        }", but harness itself was started without that permission`,
+        {
+          hint: `run harness with ${
+            grantFlag(kind, missing[0])
+          } (or remove the entry from the tool's declaration)`,
+        },
       );
     }
     out[kind] = value.filter((v) => grant(kind, v));
-    notes.push(`${kind}: ${missing.map((m) => `"${m}"`).join(", ")} dropped: harness lacks ${grantFlag(kind, missing[0])}`);
+    notes.push(
+      `${kind}: ${missing.map((m) => `"${m}"`).join(", ")} dropped: harness lacks ${
+        grantFlag(kind, missing[0])
+      }`,
+    );
   }
   return out;
 }

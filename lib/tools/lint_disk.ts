@@ -10,9 +10,21 @@ import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
 
 /** Codes emitted by this module. */
 export const DISK_CODES: readonly CodeInfo[] = [
-  { code: "octomind/interpreter-not-found", severity: "error", summary: "The shebang names an interpreter that is not installed or not on PATH" },
-  { code: "manifest/command-not-found", severity: "error", summary: "command[0] does not exist (agentcli refuses to start)" },
-  { code: "manifest/command-not-executable", severity: "error", summary: "command[0] is not executable (agentcli refuses to start)" },
+  {
+    code: "octomind/interpreter-not-found",
+    severity: "error",
+    summary: "The shebang names an interpreter that is not installed or not on PATH",
+  },
+  {
+    code: "manifest/command-not-found",
+    severity: "error",
+    summary: "command[0] does not exist (agentcli refuses to start)",
+  },
+  {
+    code: "manifest/command-not-executable",
+    severity: "error",
+    summary: "command[0] is not executable (agentcli refuses to start)",
+  },
 ];
 
 /**
@@ -27,7 +39,7 @@ export async function lintOnDisk(
 ): Promise<Diagnostic[]> {
   const out: Diagnostic[] = [];
   const path = getEnv("PATH") ?? "";
-  let lintTemplate: typeof import("./template.ts").lintTemplate | undefined;
+  let template: typeof import("./template.ts") | undefined;
   for (const tool of tools) {
     const runner = tool.runner;
     if (runner.kind === "script") {
@@ -37,8 +49,8 @@ export async function lintOnDisk(
       const d = await checkCommand(tool, runner.argv[0]);
       if (d) out.push(d);
     } else if (runner.kind === "template") {
-      lintTemplate ??= (await import("./template.ts")).lintTemplate;
-      out.push(...await checkTemplate(tool, runner.body, lintTemplate));
+      template ??= await import("./template.ts");
+      out.push(...await checkTemplate(tool, runner.body, template));
     }
   }
   return out;
@@ -68,7 +80,9 @@ async function isExecutableFile(file: string): Promise<"ok" | "missing" | "not-e
 
 /** Finds a program on a PATH string, like `exec.LookPath`. */
 export async function lookPath(program: string, path: string): Promise<string | undefined> {
-  if (program.includes("/")) return (await isExecutableFile(program)) === "ok" ? program : undefined;
+  if (program.includes("/")) {
+    return (await isExecutableFile(program)) === "ok" ? program : undefined;
+  }
   for (const dir of path.split(":")) {
     if (dir === "") continue;
     const candidate = `${dir}/${program}`;
@@ -108,7 +122,10 @@ async function checkShebang(
   };
 }
 
-async function checkCommand(tool: ToolDefinition, program: string): Promise<Diagnostic | undefined> {
+async function checkCommand(
+  tool: ToolDefinition,
+  program: string,
+): Promise<Diagnostic | undefined> {
   const state = await isExecutableFile(program);
   if (state === "ok") return undefined;
   const detail = state === "missing"
@@ -117,9 +134,10 @@ async function checkCommand(tool: ToolDefinition, program: string): Promise<Diag
   const d: Diagnostic = {
     severity: "error",
     code: state === "missing" ? "manifest/command-not-found" : "manifest/command-not-executable",
-    message: `error: configured tool "${tool.name}" is unavailable: ${detail} (program "${program}"): ${
-      state === "missing" ? "create the program or fix command[0]" : `run chmod +x ${program}`
-    }`,
+    message:
+      `error: configured tool "${tool.name}" is unavailable: ${detail} (program "${program}"): ${
+        state === "missing" ? "create the program or fix command[0]" : `run chmod +x ${program}`
+      }`,
     file: tool.source.path,
     tool: tool.name,
   };
@@ -130,11 +148,12 @@ async function checkCommand(tool: ToolDefinition, program: string): Promise<Diag
 async function checkTemplate(
   tool: ToolDefinition,
   body: string,
-  lint: typeof import("./template.ts").lintTemplate,
+  template: typeof import("./template.ts"),
 ): Promise<Diagnostic[]> {
   const schema = tool.parameters as { properties?: Record<string, unknown> } | undefined;
   const declared = Object.keys(schema?.properties ?? {});
-  const findings = lint(body, declared);
+  const findings = template.lintTemplate(body, declared);
+  const severity = new Map(template.TEMPLATE_CODES.map((c) => [c.code, c.severity]));
   if (findings.length === 0) return [];
   let text = "";
   try {
@@ -145,7 +164,7 @@ async function checkTemplate(
   const start = text.lastIndexOf(body);
   return findings.map((f) => {
     const d: Diagnostic = {
-      severity: f.severity ?? "error",
+      severity: severity.get(f.code) ?? "error",
       code: f.code,
       message: f.message,
       file: tool.source.path,

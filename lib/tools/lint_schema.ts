@@ -11,32 +11,107 @@ import { didYouMean } from "../config/_positions.ts";
 
 /** Codes emitted by this module. */
 export const SCHEMA_CODES: readonly CodeInfo[] = [
-  { code: "schema/invalid", severity: "error", summary: "The parameters schema is not valid JSON Schema (draft-07 meta-schema)" },
-  { code: "schema/not-object", severity: "error", summary: "The parameters schema is not {\"type\": \"object\", …}, which function calling requires" },
-  { code: "schema/unknown-keyword", severity: "warning", summary: "A schema keyword that JSON Schema does not define (often a typo, silently ignored)" },
-  { code: "schema/required-not-defined", severity: "warning", summary: "\"required\" names a property that \"properties\" does not define" },
+  {
+    code: "schema/invalid",
+    severity: "error",
+    summary: "The parameters schema is not valid JSON Schema (draft-07 meta-schema)",
+  },
+  {
+    code: "schema/not-object",
+    severity: "error",
+    summary: 'The parameters schema is not {"type": "object", …}, which function calling requires',
+  },
+  {
+    code: "schema/unknown-keyword",
+    severity: "warning",
+    summary: "A schema keyword that JSON Schema does not define (often a typo, silently ignored)",
+  },
+  {
+    code: "schema/required-not-defined",
+    severity: "warning",
+    summary: '"required" names a property that "properties" does not define',
+  },
 ];
 
 /** Keywords of JSON Schema draft-07 and 2020-12, plus common annotations. */
 const KNOWN_KEYWORDS = [
-  "$schema", "$id", "$ref", "$comment", "$defs", "definitions", "title", "description",
-  "default", "examples", "readOnly", "writeOnly", "deprecated", "type", "enum", "const",
-  "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
-  "minLength", "pattern", "format", "items", "prefixItems", "additionalItems", "maxItems",
-  "minItems", "uniqueItems", "contains", "maxContains", "minContains", "maxProperties",
-  "minProperties", "required", "properties", "patternProperties", "additionalProperties",
-  "dependencies", "dependentRequired", "dependentSchemas", "propertyNames", "if", "then",
-  "else", "allOf", "anyOf", "oneOf", "not", "contentEncoding", "contentMediaType",
-  "unevaluatedProperties", "unevaluatedItems", "$anchor", "$dynamicRef", "$dynamicAnchor",
-  "nullable", "strict",
+  "$schema",
+  "$id",
+  "$ref",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "readOnly",
+  "writeOnly",
+  "deprecated",
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "format",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "contains",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "dependencies",
+  "dependentRequired",
+  "dependentSchemas",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "contentEncoding",
+  "contentMediaType",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "$anchor",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "nullable",
+  "strict",
 ];
 
 /** Keywords whose value is a map of name → schema. */
 const SCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs", "dependentSchemas"];
 /** Keywords whose value is a schema. */
 const SCHEMA_VALUES = [
-  "additionalProperties", "items", "additionalItems", "contains", "propertyNames", "if",
-  "then", "else", "not", "unevaluatedProperties", "unevaluatedItems",
+  "additionalProperties",
+  "items",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "not",
+  "unevaluatedProperties",
+  "unevaluatedItems",
 ];
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
@@ -57,29 +132,63 @@ export function lintSchema(
   const report = (severity: Diagnostic["severity"], code: string, message: string) =>
     out.push({ severity, code, message, ...at });
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
-    report("error", "schema/not-object", `Parameters of tool "${tool.name}" are ${JSON.stringify(schema)}, not a JSON Schema object: write {"type": "object", "properties": {…}}`);
+    report(
+      "error",
+      "schema/not-object",
+      `Parameters of tool "${tool.name}" are ${
+        JSON.stringify(schema)
+      }, not a JSON Schema object: write {"type": "object", "properties": {…}}`,
+    );
     return out;
   }
   if (!validateDraft07(schema)) {
     for (const e of validateDraft07.errors ?? []) {
-      report("error", "schema/invalid", `Parameters schema of tool "${tool.name}" is not valid JSON Schema: ${e.instancePath || "/"} ${e.message ?? "is invalid"}${e.params.allowedValues ? ` (${(e.params.allowedValues as string[]).join(", ")})` : ""}`);
+      report(
+        "error",
+        "schema/invalid",
+        `Parameters schema of tool "${tool.name}" is not valid JSON Schema: ${
+          e.instancePath || "/"
+        } ${e.message ?? "is invalid"}${
+          e.params.allowedValues ? ` (${(e.params.allowedValues as string[]).join(", ")})` : ""
+        }`,
+      );
     }
   }
   if (schema.type !== "object") {
-    report("error", "schema/not-object", `Parameters schema of tool "${tool.name}" has type ${JSON.stringify(schema.type ?? null)}: function calling requires "type": "object" at the top`);
+    report(
+      "error",
+      "schema/not-object",
+      `Parameters schema of tool "${tool.name}" has type ${
+        JSON.stringify(schema.type ?? null)
+      }: function calling requires "type": "object" at the top`,
+    );
   }
   walk(schema, "", (node, pointer) => {
     for (const key of Object.keys(node)) {
       if (!KNOWN_KEYWORDS.includes(key)) {
         const hint = didYouMean(key, KNOWN_KEYWORDS);
-        report("warning", "schema/unknown-keyword", `Parameters schema of tool "${tool.name}" has the unknown keyword "${key}" at ${pointer || "/"}${hint ? `: did you mean "${hint}"?` : ": remove it or fix its spelling"}`);
+        report(
+          "warning",
+          "schema/unknown-keyword",
+          `Parameters schema of tool "${tool.name}" has the unknown keyword "${key}" at ${
+            pointer || "/"
+          }${hint ? `: did you mean "${hint}"?` : ": remove it or fix its spelling"}`,
+        );
       }
     }
     const props = node.properties;
-    if (Array.isArray(node.required) && props && typeof props === "object" && !Array.isArray(props)) {
+    if (
+      Array.isArray(node.required) && props && typeof props === "object" && !Array.isArray(props)
+    ) {
       for (const name of node.required) {
         if (typeof name === "string" && !(name in props)) {
-          report("warning", "schema/required-not-defined", `Parameters schema of tool "${tool.name}" requires "${name}" at ${pointer || "/"} but does not define it in "properties": add it or remove it from "required"`);
+          report(
+            "warning",
+            "schema/required-not-defined",
+            `Parameters schema of tool "${tool.name}" requires "${name}" at ${
+              pointer || "/"
+            } but does not define it in "properties": add it or remove it from "required"`,
+          );
         }
       }
     }
@@ -93,7 +202,11 @@ function isObject(v: JsonValue | undefined): v is SchemaObject {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-function walk(node: SchemaObject, pointer: string, visit: (n: SchemaObject, p: string) => void): void {
+function walk(
+  node: SchemaObject,
+  pointer: string,
+  visit: (n: SchemaObject, p: string) => void,
+): void {
   visit(node, pointer);
   for (const key of SCHEMA_MAPS) {
     const map = node[key];

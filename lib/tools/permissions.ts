@@ -34,8 +34,8 @@ export function isPermissionKind(kind: string): kind is PermissionKind {
  * @returns A message naming the problem and the fix, or `undefined` when the value is valid.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(checkPermissionValue("net", "api.github.com:443"), undefined);
+ * import assert from "node:assert/strict";
+ * assert.equal(checkPermissionValue("net", "api.github.com:443"), undefined);
  * ```
  */
 export function checkPermissionValue(kind: PermissionKind, value: string): string | undefined {
@@ -129,7 +129,8 @@ export function parsePermissionObject(
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     problems.push({
       path: [],
-      message: `permissions must be a mapping of kind → list, e.g. {read: ["./data"], net: ["api.github.com:443"]}`,
+      message:
+        `permissions must be a mapping of kind → list, e.g. {read: ["./data"], net: ["api.github.com:443"]}`,
     });
     return { problems };
   }
@@ -167,7 +168,13 @@ export function parsePermissionObject(
 }
 
 function example(kind: PermissionKind): string {
-  return { read: "./data", write: "./out", net: "api.github.com:443", env: "GITHUB_TOKEN", run: "git" }[
+  return {
+    read: "./data",
+    write: "./out",
+    net: "api.github.com:443",
+    env: "GITHUB_TOKEN",
+    run: "git",
+  }[
     kind
   ];
 }

@@ -14,9 +14,9 @@
  * @returns The directory, or `undefined` when no home directory is known.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
+ * import assert from "node:assert/strict";
  * const env = (n: string) => ({ HOME: "/home/a" } as Record<string, string>)[n];
- * assertEquals(personalNanocoderDir(env, "linux"), "/home/a/.config/nanocoder/tools");
+ * assert.equal(personalNanocoderDir(env, "linux"), "/home/a/.config/nanocoder/tools");
  * ```
  */
 export function personalNanocoderDir(

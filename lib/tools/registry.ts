@@ -118,10 +118,22 @@ export function projectSources(
   ];
   const personal = config.tools.personal ? personalNanocoderDir(getEnv, Deno.build.os) : undefined;
   if (personal) {
-    list.push({ format: "nanocoder", path: personal, file: false, implicit: true, scope: "personal" });
+    list.push({
+      format: "nanocoder",
+      path: personal,
+      file: false,
+      implicit: true,
+      scope: "personal",
+    });
   }
   list.push(
-    { format: "octomind", path: `${p}/.agents/tools`, file: false, implicit: true, scope: "project" },
+    {
+      format: "octomind",
+      path: `${p}/.agents/tools`,
+      file: false,
+      implicit: true,
+      scope: "project",
+    },
     ...config.tools.octomindDirs.map((path) => ({
       format: "octomind" as const,
       path,
@@ -212,7 +224,8 @@ export class ToolRegistry {
           diagnostics.push({
             severity: "warning",
             code: "nanocoder/duplicate-name",
-            message: `Duplicate tool name "${tool.name}" in ${source.scope} tools directory — keeping the first. (first: "${first}"; rename one of them)`,
+            message:
+              `Duplicate tool name "${tool.name}" in ${source.scope} tools directory — keeping the first. (first: "${first}"; rename one of them)`,
             file: path,
             line: 1,
             tool: tool.name,
@@ -265,7 +278,8 @@ export class ToolRegistry {
     }
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      // ignoreBOM keeps a byte order mark, as the originals do (it then breaks the file there too).
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
       const result: LoadResult = {
         tools: [],

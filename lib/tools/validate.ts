@@ -10,7 +10,12 @@ import { resolvePath } from "../config/load.ts";
 import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
 import { lintSchema } from "./lint_schema.ts";
 import { lintOnDisk } from "./lint_disk.ts";
-import { projectSources, type RegistrySnapshot, ToolRegistry, type ToolSourceSpec } from "./registry.ts";
+import {
+  projectSources,
+  type RegistrySnapshot,
+  ToolRegistry,
+  type ToolSourceSpec,
+} from "./registry.ts";
 
 /** OpenAI's rule for function names. */
 export const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -19,18 +24,55 @@ export const OPENAI_MAX_TOOLS = 128;
 
 /** Codes emitted by this module and the registry. */
 export const CROSS_FORMAT_CODES: readonly CodeInfo[] = [
-  { code: "openai/invalid-name", severity: "error", summary: "Tool name does not match ^[a-zA-Z0-9_-]{1,64}$, which OpenAI-compatible servers require" },
-  { code: "openai/too-many-tools", severity: "error", summary: "More than 128 tools: OpenAI rejects the request" },
-  { code: "registry/shadowed", severity: "warning", summary: "Two tools share a name; the one of higher precedence wins" },
-  { code: "registry/missing-directory", severity: "warning", summary: "A tool directory listed in harness.jsonc cannot be read" },
-  { code: "nanocoder/duplicate-name", severity: "warning", summary: "Two files in one Nanocoder directory define the same name; the first (sorted) wins" },
-  { code: "manifest/not-found", severity: "error", summary: "A manifest listed in harness.jsonc does not exist" },
-  { code: "octomind/not-found", severity: "error", summary: "A file given to tools validate does not exist" },
-  { code: "nanocoder/not-found", severity: "error", summary: "A file given to tools validate does not exist" },
+  {
+    code: "openai/invalid-name",
+    severity: "error",
+    summary:
+      "Tool name does not match ^[a-zA-Z0-9_-]{1,64}$, which OpenAI-compatible servers require",
+  },
+  {
+    code: "openai/too-many-tools",
+    severity: "error",
+    summary: "More than 128 tools: OpenAI rejects the request",
+  },
+  {
+    code: "registry/shadowed",
+    severity: "warning",
+    summary: "Two tools share a name; the one of higher precedence wins",
+  },
+  {
+    code: "registry/missing-directory",
+    severity: "warning",
+    summary: "A tool directory listed in harness.jsonc cannot be read",
+  },
+  {
+    code: "nanocoder/duplicate-name",
+    severity: "warning",
+    summary: "Two files in one Nanocoder directory define the same name; the first (sorted) wins",
+  },
+  {
+    code: "manifest/not-found",
+    severity: "error",
+    summary: "A manifest listed in harness.jsonc does not exist",
+  },
+  {
+    code: "octomind/not-found",
+    severity: "error",
+    summary: "A file given to tools validate does not exist",
+  },
+  {
+    code: "nanocoder/not-found",
+    severity: "error",
+    summary: "A file given to tools validate does not exist",
+  },
   { code: "octomind/unreadable", severity: "error", summary: "A tool file cannot be read" },
   { code: "nanocoder/unreadable", severity: "error", summary: "A tool file cannot be read" },
   { code: "manifest/unreadable", severity: "error", summary: "A manifest cannot be read" },
-  { code: "octomind/not-utf8", severity: "error", summary: "A tool file is not valid UTF-8 (Octomind skips it)" },
+  {
+    code: "octomind/not-utf8",
+    severity: "error",
+    summary: "A tool file is not valid UTF-8 (Octomind skips it)",
+  },
   { code: "nanocoder/not-utf8", severity: "error", summary: "A tool file is not valid UTF-8" },
   { code: "manifest/not-utf8", severity: "error", summary: "A manifest is not valid UTF-8" },
 ];
@@ -68,7 +110,8 @@ export async function lintTools(
     diagnostics.push({
       severity: "error",
       code: "openai/too-many-tools",
-      message: `${all.length} tools are loaded but OpenAI accepts at most ${OPENAI_MAX_TOOLS} in one request: disable some with "tools.disabled" in harness.jsonc`,
+      message:
+        `${all.length} tools are loaded but OpenAI accepts at most ${OPENAI_MAX_TOOLS} in one request: disable some with "tools.disabled" in harness.jsonc`,
       file: config.file ?? config.projectDir,
     });
   }
@@ -79,12 +122,17 @@ export async function lintTools(
 /** Rules about one loaded tool that hold for every format. */
 export function lintTool(tool: ToolDefinition): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = { file: tool.source.path, tool: tool.name, ...(tool.source.line ? { line: tool.source.line } : {}) };
+  const at = {
+    file: tool.source.path,
+    tool: tool.name,
+    ...(tool.source.line ? { line: tool.source.line } : {}),
+  };
   if (!OPENAI_NAME.test(tool.name)) {
     out.push({
       severity: "error",
       code: "openai/invalid-name",
-      message: `Tool name "${tool.name}" does not match ^[a-zA-Z0-9_-]{1,64}$, so OpenAI-compatible servers reject the request: rename it using letters, digits, "_" and "-"`,
+      message:
+        `Tool name "${tool.name}" does not match ^[a-zA-Z0-9_-]{1,64}$, so OpenAI-compatible servers reject the request: rename it using letters, digits, "_" and "-"`,
       ...at,
     });
   }
@@ -106,7 +154,13 @@ async function sourcesForPaths(
       info = undefined;
     }
     if (info?.isDirectory) out.push(...await sourcesForDirectory(path, config, getEnv));
-    else out.push({ format: formatOfFile(path), path, file: true, implicit: false, scope: "project" });
+    else {out.push({
+        format: formatOfFile(path),
+        path,
+        file: true,
+        implicit: false,
+        scope: "project",
+      });}
   }
   return out;
 }
@@ -133,7 +187,11 @@ async function sourcesForDirectory(
   for await (const entry of Deno.readDir(dir)) names.push(entry.name);
   const isProject = names.some((n) => n === ".agents" || n === ".nanocoder" || n === "tools.json");
   if (isProject) {
-    return projectSources({ ...config, projectDir: dir, tools: { ...config.tools, personal: false } }, getEnv);
+    return projectSources({
+      ...config,
+      projectDir: dir,
+      tools: { ...config.tools, personal: false },
+    }, getEnv);
   }
   names.sort();
   const out: ToolSourceSpec[] = [];

@@ -85,6 +85,9 @@ export function parseFrontmatterYaml(yaml: string): ParsedYaml {
   let value: unknown;
   try {
     value = doc.toJS();
+    // An alias inside its own anchor (`a: &x [*x]`) makes a cycle that no JSON encoder
+    // can send; Nanocoder would load it and fail later, at the provider.
+    JSON.stringify(value);
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     return { doc, errors: [problem(detail, "CONVERSION", 0)], warnings };

@@ -12,6 +12,9 @@ import { LineIndex, nodeAt, type Part } from "./_frontmatter.ts";
 /** A key path inside the front matter, e.g. `["parameters", "ns", "type"]`. */
 export type YamlPath = readonly (string | number)[];
 
+/** Nanocoder's `TOOL_NAME_REGEX`, for tool and parameter names. */
+export const NAME_REGEX = /^[a-z][a-z0-9_]*$/;
+
 /** Codes whose errors still let the tool load (Nanocoder ignores the key). */
 const NON_BLOCKING = new Set(["nanocoder/invalid-permission"]);
 
@@ -194,4 +197,26 @@ export function suggestKey(
     if (d < bestDistance && d < k.length / 2) [best, bestDistance] = [k, d];
   }
   return best;
+}
+
+/**
+ * A snake_case name close to `name`, as Nanocoder's scaffold makes one
+ * (dashes become underscores, lower case), or `undefined` when none is obvious.
+ *
+ * @param name Any name.
+ * @returns A name matching {@linkcode NAME_REGEX}, or `undefined`.
+ */
+export function snakeCase(name: string): string | undefined {
+  const s = name.trim().replace(/[-\s.]+/g, "_").toLowerCase().replace(/[^a-z0-9_]/g, "")
+    .replace(/^_+/, "");
+  return NAME_REGEX.test(s) ? s : undefined;
+}
+
+/**
+ * Whether a value is a YAML mapping (a plain object, not a list).
+ *
+ * @param v Any value.
+ */
+export function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

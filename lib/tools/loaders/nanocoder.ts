@@ -13,32 +13,23 @@
  *
  * @module
  */
-import type {
-  Approval,
-  CodeInfo,
-  LoadContext,
-  LoadResult,
-  PermissionScope,
-  Runner,
-  ToolDefinition,
-} from "../../types.ts";
-import { isPermissionKind, parsePermissionObject } from "../permissions.ts";
+import type { CodeInfo, LoadContext, LoadResult, Runner, ToolDefinition } from "../../types.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "./_frontmatter.ts";
 import {
-  buildJsonSchema,
-  isMapping,
-  NAME_REGEX,
-  parseParameters,
-  snakeCase,
-} from "./_nanocoder_params.ts";
-import { describeValue, Reporter, safeString, suggestKey } from "./_nanocoder_report.ts";
+  checkApproval,
+  checkCwd,
+  checkDescription,
+  checkEnv,
+  checkName,
+  checkPermissions,
+  checkReadOnly,
+  checkShell,
+  checkTimeout,
+} from "./_nanocoder_fields.ts";
+import { parseParameters } from "./_nanocoder_params.ts";
+import { Reporter, suggestKey } from "./_nanocoder_report.ts";
+import { buildJsonSchema } from "./_nanocoder_schema.ts";
 
-/** Nanocoder's `DEFAULT_TIMEOUT_MS`. */
-const DEFAULT_TIMEOUT_MS = 30_000;
-/** Nanocoder's `MAX_TIMEOUT_MS`. */
-const MAX_TIMEOUT_MS = 300_000;
-const APPROVALS: readonly Approval[] = ["never", "always", "destructive"];
-const SHELLS = ["bash", "sh"] as const;
 const KNOWN_KEYS = [
   "name",
   "description",
@@ -166,17 +157,21 @@ function code(id: string, severity: CodeInfo["severity"], summary: string): Code
  * Loads one Nanocoder custom tool file.
  *
  * @param path Path of the file, put on the tool and every diagnostic.
- * @param text The file's text, undecoded BOM included (Nanocoder reads with
- *   `readFileSync(path, "utf-8")`, which keeps it, and a BOM means no front matter).
+ * @param text The file's text with any BOM kept, as `Deno.readTextFile` and Nanocoder's
+ *   `readFileSync(path, "utf-8")` read it (a BOM means there is no front matter).
  * @param _ctx File facts; Nanocoder needs none of them.
  * @returns The tool (none if there is any error other than `nanocoder/invalid-permission`)
  *   and every finding. Never throws.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
- * const text = "---\nname: hello\ndescription: Say hello\n---\necho hello\n";
- * const { tools } = loadNanocoder("/p/.nanocoder/tools/hello.md", text, { mode: null, projectDir: "/p" });
- * assertEquals(tools[0]!.runner, { kind: "template", body: "echo hello" });
+ * import { deepStrictEqual } from "node:assert/strict";
+ * const text = "---\nname: hello\ndescription: Say hello\napproval: ask\n---\necho hello\n";
+ * const ctx = { mode: null, projectDir: "/p" };
+ * const { tools, diagnostics } = loadNanocoder("/p/.nanocoder/tools/hello.md", text, ctx);
+ * deepStrictEqual(tools, []);
+ * deepStrictEqual(diagnostics.map((d) => [d.code, d.line]), [["nanocoder/invalid-approval", 4]]);
+ * const rule = NANOCODER_CODES.find((c) => c.code === diagnostics[0]!.code);
+ * deepStrictEqual(rule?.severity, "error");
  * ```
  */
 export function loadNanocoder(path: string, text: string, _ctx: LoadContext): LoadResult {
@@ -203,7 +198,11 @@ export function loadNanocoder(path: string, text: string, _ctx: LoadContext): Lo
   }
   const raw = parsed.value;
   if (!raw) {
+    const seen = new Set<number>();
     for (const e of parsed.errors) {
+      // The library often reports one mistake twice at the same place.
+      if (seen.has(e.offset)) continue;
+      seen.add(e.offset);
       const offset = r.inYaml(e.offset);
       const { line, column } = r.position(offset);
       r.error(
@@ -293,169 +292,4 @@ function yamlFix(code: string): string {
     default:
       return 'fix the YAML syntax (quote values that contain ": ", "#" or start with a special character)';
   }
-}
-
-function checkName(value: unknown, path: string, r: Reporter): string | undefined {
-  if (typeof value === "string" && NAME_REGEX.test(value)) {
-    const file = path.split(/[\\/]/).pop()!;
-    const stem = file.replace(/\.md$/, "");
-    if (stem.replace(/-/g, "_").toLowerCase() !== value) {
-      r.info(
-        "nanocoder/name-differs-from-file",
-        `Tool "${value}" is defined in "${file}": the model sees "${value}", not the file name; rename the file to "${value}.md" if that is confusing`,
-        r.at(["name"]),
-      );
-    }
-    return value;
-  }
-  const fromFile = snakeCase(path.split(/[\\/]/).pop()!.replace(/\.md$/, ""));
-  let fix: string;
-  if (value === undefined) fix = `add a line such as "name: ${fromFile ?? "my_tool"}"`;
-  else if (typeof value === "string") {
-    const better = snakeCase(value);
-    fix = `got ${describeValue(value)}; ${
-      better ? `write "${better}"` : "write a snake_case name"
-    }`;
-  } else {fix = `got ${describeValue(value)}; write a snake_case name such as "${
-      fromFile ?? "my_tool"
-    }"`;}
-  r.error(
-    "nanocoder/invalid-name",
-    `Invalid or missing "name" — must match ${NAME_REGEX} (snake_case starting with a letter): ${fix}`,
-    value === undefined ? 0 : r.at(["name"]),
-  );
-  return undefined;
-}
-
-function checkDescription(value: unknown, r: Reporter): string | undefined {
-  if (typeof value === "string" && value.trim()) return value.trim();
-  const fix = value === undefined
-    ? `add a line such as "description: What the tool does, shown to the model"`
-    : typeof value === "string"
-    ? "it is empty; say what the tool does"
-    : `got ${describeValue(value)}; write the description as text`;
-  r.error(
-    "nanocoder/missing-description",
-    `Missing "description": ${fix}`,
-    value === undefined ? 0 : r.at(["description"]),
-  );
-  return undefined;
-}
-
-function checkApproval(value: unknown, r: Reporter): Approval {
-  if (value === undefined || value === null) return "always";
-  if (typeof value === "string" && (APPROVALS as readonly string[]).includes(value)) {
-    return value as Approval;
-  }
-  r.error(
-    "nanocoder/invalid-approval",
-    `Invalid "approval" value — expected one of: ${APPROVALS.join(", ")}: got ${
-      describeValue(value)
-    }`,
-    r.at(["approval"]),
-  );
-  return "always";
-}
-
-function checkReadOnly(value: unknown, approval: Approval, r: Reporter): boolean {
-  if (value === undefined || value === null) return approval === "never";
-  if (typeof value === "boolean") return value;
-  const yes = typeof value === "string" && /^(yes|no|on|off|y|n)$/i.test(value);
-  r.error(
-    "nanocoder/invalid-read-only",
-    `"read_only" must be a boolean: got ${describeValue(value)}; write true or false${
-      yes ? " (YAML 1.2 reads yes, no, on and off as text)" : ""
-    }`,
-    r.at(["read_only"]),
-  );
-  return false;
-}
-
-function checkTimeout(value: unknown, r: Reporter): number {
-  if (value === undefined || value === null) return DEFAULT_TIMEOUT_MS;
-  let message: string | undefined;
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    message = `timeout_ms must be a finite number: got ${
-      describeValue(value)
-    }; write milliseconds without quotes, e.g. 30000`;
-  } else if (!Number.isInteger(value)) {
-    message = `timeout_ms must be an integer: got ${value}; write whole milliseconds`;
-  } else if (value <= 0) {
-    message =
-      `"timeout_ms" must be positive: got ${value}; write at least 1 (the default is ${DEFAULT_TIMEOUT_MS})`;
-  } else if (value > MAX_TIMEOUT_MS) {
-    message =
-      `"timeout_ms" exceeds maximum of ${MAX_TIMEOUT_MS}: got ${value}; write at most ${MAX_TIMEOUT_MS} (5 minutes)`;
-  } else return value;
-  r.error("nanocoder/invalid-timeout", message, r.at(["timeout_ms"]));
-  return DEFAULT_TIMEOUT_MS;
-}
-
-function checkCwd(value: unknown, r: Reporter): string | undefined {
-  // Nanocoder checks `cwd === undefined`, so an empty `cwd:` (null) is an error.
-  if (value === undefined || typeof value === "string") return value;
-  r.error(
-    "nanocoder/invalid-cwd",
-    `cwd must be a string: got ${
-      describeValue(value)
-    }; write a directory such as ./scripts, or remove the key`,
-    r.at(["cwd"]),
-  );
-  return undefined;
-}
-
-function checkEnv(value: unknown, r: Reporter): Record<string, string> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isMapping(value)) {
-    r.error(
-      "nanocoder/invalid-env",
-      `"env" must be a mapping of name → value: got ${
-        describeValue(value)
-      }; write e.g. env: {FOO: bar}`,
-      r.at(["env"]),
-    );
-    return undefined;
-  }
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) {
-    env[k] = v === null || v === undefined ? "" : safeString(v);
-    if (typeof v === "object" && v !== null) {
-      r.warn(
-        "nanocoder/env-value-not-scalar",
-        `env value of "${k}" is ${describeValue(v)}, which becomes the text "${
-          env[k]
-        }": write it as text`,
-        r.at(["env", k]),
-      );
-    }
-  }
-  return env;
-}
-
-function checkShell(value: unknown, r: Reporter): "bash" | "sh" | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value === "bash" || value === "sh") return value;
-  r.error(
-    "nanocoder/invalid-shell",
-    `Invalid "shell" — expected one of: ${SHELLS.join(", ")}: got ${
-      describeValue(value)
-    }; use bash or sh`,
-    r.at(["shell"]),
-  );
-  return undefined;
-}
-
-function checkPermissions(value: unknown, r: Reporter): PermissionScope {
-  const { scope, problems } = parsePermissionObject(value);
-  for (const p of problems) {
-    const unknownKind = p.path.length === 1 && !isPermissionKind(String(p.path[0]));
-    const message = p.message.charAt(0).toUpperCase() + p.message.slice(1);
-    r.error(
-      "nanocoder/invalid-permission",
-      message,
-      r.at(["permissions", ...p.path], unknownKind ? "key" : "value"),
-    );
-  }
-  // A declaration that is not a mapping grants nothing rather than falling back to "none declared".
-  return scope ?? {};
 }
