@@ -191,10 +191,13 @@ export function compileArgs(target: string, version: string, outDir: string): st
  * Tells whether a failed deno compile failed because it could not get the runtime.
  *
  * @param output The combined stdout and stderr of deno compile.
- * @returns True when the output names the runtime download or a missing `DENORT_BIN`.
+ * @returns True when deno's error names the runtime download or a missing `DENORT_BIN`.
  */
 export function isRuntimeFailure(output: string): boolean {
-  return RUNTIME_MARKERS.some((marker) => output.includes(marker));
+  // Only the error itself counts: a successful download also prints "Download https://dl.deno.land/…".
+  const text = stripAnsi(output);
+  const error = text.slice(Math.max(0, text.search(/^error: /m)));
+  return /^error: /m.test(text) && RUNTIME_MARKERS.some((marker) => error.includes(marker));
 }
 
 /**

@@ -156,9 +156,12 @@ Deno.test("parseCompileArgs() rejects an unknown target and lists the valid ones
 
 Deno.test("isRuntimeFailure() tells a runtime download failure from other compile errors", () => {
   assert.equal(isRuntimeFailure(DNS_FAILURE), true);
-  assert.equal(isRuntimeFailure("0: Could not find denort at '/nonexistent'"), true);
+  assert.equal(isRuntimeFailure("error: x\n    0: Could not find denort at '/nonexistent'"), true);
   assert.equal(isRuntimeFailure(PE_FAILURE), false);
   assert.equal(isRuntimeFailure('error: Module not found "file:///x/main.ts"'), false);
+  const afterDownload = "Download https://dl.deno.land/release/v2.9.6/denort-x.zip\n" +
+    "error: Writing deno compile executable\n\nCaused by:\n    0: Permission denied (os error 13)\n";
+  assert.equal(isRuntimeFailure(afterDownload), false);
 });
 
 Deno.test("errorCause() picks the informative cause and drops the backtrace", () => {
@@ -305,7 +308,7 @@ Deno.test({
         args: ["--version"],
       }).output();
       assert.equal(run.code, 0);
-      assert.ok(new TextDecoder().decode(run.stdout).includes(version));
+      assert.equal(new TextDecoder().decode(run.stdout), `harness ${version}\n`);
     } finally {
       await Deno.remove(out, { recursive: true });
     }

@@ -8,7 +8,10 @@
  * @module
  */
 import { Ajv } from "ajv";
-import standaloneCode from "ajv/dist/standalone";
+import standalone from "ajv/dist/standalone";
+
+// The CommonJS module's default export is the function (TypeScript sees a namespace).
+const standaloneCode = standalone as unknown as (ajv: Ajv, validate: unknown) => string;
 import configSchema from "../lib/config/harness.schema.json" with { type: "json" };
 
 /** A generated file: where it goes and what it holds. */

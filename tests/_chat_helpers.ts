@@ -85,7 +85,10 @@ export function completed(events: ModelEvent[]): Extract<ModelEvent, { type: "co
 }
 
 /** A sleep that records the delays asked for and returns at once (abort still rejects). */
-export function fakeSleep(): { delays: number[]; sleep: (ms: number, s: AbortSignal) => Promise<void> } {
+export function fakeSleep(): {
+  delays: number[];
+  sleep: (ms: number, s: AbortSignal) => Promise<void>;
+} {
   const delays: number[] = [];
   return {
     delays,

@@ -10,7 +10,12 @@ import { Ajv2020 } from "ajv/dist/2020";
 const schema = JSON.parse(
   Deno.readTextFileSync(new URL("./chat_request.schema.json", import.meta.url)),
 );
-const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
+const validate = new Ajv2020({
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+})
   .compile(schema);
 
 /**

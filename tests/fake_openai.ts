@@ -135,7 +135,9 @@ export function startFakeOpenAI(script: Step[]): FakeOpenAI {
       closing.abort();
       await server.finished;
       if (unexpected.length > 0) {
-        throw new Error(`fake_openai: ${unexpected.length} unexpected request(s): ${unexpected.join("; ")}`);
+        throw new Error(
+          `fake_openai: ${unexpected.length} unexpected request(s): ${unexpected.join("; ")}`,
+        );
       }
     },
   };
@@ -173,9 +175,11 @@ async function answer(step: StepSpec, gone: AbortSignal): Promise<Response> {
   // cut happens after the first `limit` bytes were really sent.
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (sent >= limit || gone.aborted) {
-        // Erroring the body makes Deno drop the connection without the final chunk.
-        return controller.error(new Error("fake_openai: cut"));
+      if (gone.aborted) return controller.close();
+      if (sent >= limit) {
+        // Erroring the body makes Deno drop the connection without the final chunk (Deno
+        // logs this error to stderr).
+        return controller.error(new Error(`fake_openai: cut after ${sent} bytes, on purpose`));
       }
       if (i >= events.length) return controller.close();
       if (i > 0 && step.chunkDelayMs) await wait(step.chunkDelayMs, gone);

@@ -11,6 +11,7 @@ export const BINARY_SNIFF_BYTES = 8 * 1024;
 
 /** Thrown for a path that is neither a regular file nor a directory. */
 export class NotRegularFile extends Error {
+  /** The error name. */
   override name = "NotRegularFile";
 }
 

@@ -26,6 +26,7 @@ export interface ResolveOptions {
 
 /** A path that passed the check. */
 export interface ResolvedPath {
+  /** The path passed. */
   ok: true;
   /** Absolute path with every existing symbolic link resolved, inside the project. */
   path: string;
@@ -37,7 +38,9 @@ export interface ResolvedPath {
 
 /** A path that was refused, with a message for the model. */
 export interface RefusedPath {
+  /** The path was refused. */
   ok: false;
+  /** Why, and the fix. */
   message: string;
 }
 
@@ -82,11 +85,9 @@ export async function resolveInProject(
     return refuse(`Cannot resolve path "${p}": ${err instanceof Error ? err.message : err}`);
   }
   if (real === "outside" || !isInside(root, real.path)) {
-    return p.startsWith("/") || p.split("/").includes("..")
-      ? outside()
-      : refuse(
-        `Path "${p}" leads outside the project "${projectDir}" through a symbolic link: use a path inside the project`,
-      );
+    return p.startsWith("/") || p.split("/").includes("..") ? outside() : refuse(
+      `Path "${p}" leads outside the project "${projectDir}" through a symbolic link: use a path inside the project`,
+    );
   }
   if (opts.mustExist && !real.exists) {
     return refuse(`Path "${p}" does not exist: check the name with list_dir`);

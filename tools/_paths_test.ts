@@ -21,9 +21,19 @@ Deno.test("resolveInProject() resolves relative and absolute paths inside the pr
   await using t = await makeTempProject();
   await t.write("src/a.txt", "a");
   const rel = await resolveInProject(t.project, "src/./a.txt", { mustExist: true });
-  assert.deepEqual(rel, { ok: true, path: `${t.project}/src/a.txt`, relative: "src/a.txt", exists: true });
+  assert.deepEqual(rel, {
+    ok: true,
+    path: `${t.project}/src/a.txt`,
+    relative: "src/a.txt",
+    exists: true,
+  });
   const abs = await resolveInProject(t.project, `${t.project}/src/new.txt`);
-  assert.deepEqual(abs, { ok: true, path: `${t.project}/src/new.txt`, relative: "src/new.txt", exists: false });
+  assert.deepEqual(abs, {
+    ok: true,
+    path: `${t.project}/src/new.txt`,
+    relative: "src/new.txt",
+    exists: false,
+  });
   const deep = await resolveInProject(t.project, "x/y/z.txt");
   assert.equal(deep.ok && deep.path, `${t.project}/x/y/z.txt`);
 });
@@ -62,7 +72,12 @@ Deno.test("resolveInProject() follows links that stay inside, dangling ones too"
   const alias = await resolveInProject(t.project, "alias/a.txt");
   assert.equal(alias.ok && alias.path, `${t.project}/real/a.txt`);
   const later = await resolveInProject(t.project, "later");
-  assert.deepEqual(later, { ok: true, path: `${t.project}/real/b.txt`, relative: "real/b.txt", exists: false });
+  assert.deepEqual(later, {
+    ok: true,
+    path: `${t.project}/real/b.txt`,
+    relative: "real/b.txt",
+    exists: false,
+  });
 });
 
 Deno.test("resolveInProject() refuses NUL bytes, empty paths, loops and missing files", async () => {

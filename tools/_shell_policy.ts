@@ -58,9 +58,11 @@ export const WRAPPER_COMMANDS: readonly string[] = [
 export interface ShellPolicy {
   /** Exact command strings that may run; empty means no allowlist. */
   allowedCommands: string[];
+  /** Programs always refused, compared by base name. */
   deniedCommands: string[];
   /** Absolute directory programs must reside in, when set. */
   allowedDir?: string;
+  /** Explicit opt-in to run any command when there is no allowlist. */
   allowAnyCommand: boolean;
 }
 

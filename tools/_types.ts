@@ -22,22 +22,31 @@ export interface BuiltinContext {
 
 /** What a built-in tool returns: text for the model, flagged when the call failed. */
 export interface BuiltinResult {
+  /** Text for the model. */
   content: string;
+  /** The call failed; `content` says why and how to fix it. */
   isError?: boolean;
 }
 
 /** The Deno permissions a built-in tool needs, paths absolute. A missing kind means none. */
 export interface BuiltinPermissions {
+  /** Absolute paths that may be read. */
   read?: string[];
+  /** Absolute paths that may be written. */
   write?: string[];
+  /** Hosts, `host` or `host:port`. */
   net?: string[];
+  /** Environment variable names. */
   env?: string[];
+  /** Programs that may be started. */
   run?: string[];
 }
 
 /** One built-in tool: data plus `execute`. */
 export interface BuiltinTool {
+  /** The name the model sees. */
   name: string;
+  /** The description the model sees. */
   description: string;
   /** The JSON Schema the model sees and arguments are validated with. */
   parameters: {
@@ -166,18 +175,3 @@ export function positiveIntOption(
 
 /** One UTF-8 encoder for all tools. */
 export const UTF8 = new TextEncoder();
-
-/**
- * Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character.
- *
- * @param text The text.
- * @param maxBytes The budget in bytes.
- * @returns The kept text and whether anything was cut.
- */
-export function cutToBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
-  const bytes = UTF8.encode(text);
-  if (bytes.length <= maxBytes) return { text, cut: false };
-  let end = maxBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return { text: new TextDecoder().decode(bytes.subarray(0, end)), cut: true };
-}

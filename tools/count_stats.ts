@@ -23,8 +23,11 @@ import {
 
 /** Counts of one file. */
 export interface Counts {
+  /** Newlines, plus one for a last line without a newline. */
   lines: number;
+  /** Runs of non-white-space bytes. */
   words: number;
+  /** Size in bytes. */
   bytes: number;
 }
 

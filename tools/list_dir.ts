@@ -33,7 +33,10 @@ export const listDirTool: BuiltinTool = {
   parameters: {
     type: "object",
     properties: {
-      path: { type: "string", description: "Directory path relative to the project root (default: .)" },
+      path: {
+        type: "string",
+        description: "Directory path relative to the project root (default: .)",
+      },
     },
     required: [],
     additionalProperties: false,
@@ -66,6 +69,8 @@ async function listDir(args: Record<string, unknown>, ctx: BuiltinContext): Prom
   entries.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (entries.length <= LIST_DIR_MAX_ENTRIES) return ok(entries.join("\n"));
   return ok(
-    `${entries.slice(0, LIST_DIR_MAX_ENTRIES).join("\n")}\n[truncated: showed ${LIST_DIR_MAX_ENTRIES} of ${entries.length} entries]`,
+    `${
+      entries.slice(0, LIST_DIR_MAX_ENTRIES).join("\n")
+    }\n[truncated: showed ${LIST_DIR_MAX_ENTRIES} of ${entries.length} entries]`,
   );
 }

@@ -19,7 +19,9 @@ Deno.test("listDirTool.execute() says when a directory is empty or a path is a f
   await using t = await makeTempProject();
   await t.write("f.txt", "");
   await Deno.mkdir(`${t.project}/empty`);
-  assert.deepEqual(await call(t.project, { path: "empty" }), { content: `(empty directory "empty")` });
+  assert.deepEqual(await call(t.project, { path: "empty" }), {
+    content: `(empty directory "empty")`,
+  });
   const file = await call(t.project, { path: "f.txt" });
   assert.equal(file.isError, true);
   assert.match(file.content, /it is a file: use read_file/);

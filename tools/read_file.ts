@@ -43,7 +43,10 @@ export const readFileTool: BuiltinTool = {
   execute: readFile,
 };
 
-async function readFile(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult> {
+async function readFile(
+  args: Record<string, unknown>,
+  ctx: BuiltinContext,
+): Promise<BuiltinResult> {
   const path = stringArg(args, "path");
   if (isResult(path)) return path;
   const target = await resolveInProject(ctx.projectDir, path, { mustExist: true });

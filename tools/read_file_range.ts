@@ -98,7 +98,9 @@ async function readFileRange(
       const n = await file.read(buf);
       if (n === null) break;
       const chunk = buf.subarray(0, n);
-      if (sniffed < BINARY_SNIFF_BYTES && chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) {
+      if (
+        sniffed < BINARY_SNIFF_BYTES && chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)
+      ) {
         return fail(`Cannot read "${target.relative}": it is a binary file`);
       }
       sniffed += n;

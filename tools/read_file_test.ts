@@ -36,7 +36,9 @@ Deno.test("readFileTool.execute() never reads outside the project", async () => 
   await using t = await makeTempProject();
   await t.link("link", `${t.outside}/secret.txt`);
   await t.link("dirlink", t.outside);
-  for (const p of ["../outside/secret.txt", `${t.outside}/secret.txt`, "link", "dirlink/secret.txt"]) {
+  for (
+    const p of ["../outside/secret.txt", `${t.outside}/secret.txt`, "link", "dirlink/secret.txt"]
+  ) {
     const r = await call(t.project, p);
     assert.equal(r.isError, true, p);
     assert.doesNotMatch(r.content, new RegExp(SECRET), p);
@@ -48,7 +50,9 @@ Deno.test("readFileTool.permissions() is enough inside a Worker and Deno denies 
   await using t = await makeTempProject();
   await t.write("a.txt", "inside");
   await t.link("link", `${t.outside}/secret.txt`);
-  const worker = startBuiltinWorker(readFileTool.permissions({ projectDir: t.project, options: {} }));
+  const worker = startBuiltinWorker(
+    readFileTool.permissions({ projectDir: t.project, options: {} }),
+  );
   try {
     const run = (path: string) =>
       worker.call({ tool: "read_file", args: { path }, projectDir: t.project, options: {} });

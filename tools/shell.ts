@@ -150,14 +150,22 @@ export const shellTool: BuiltinTool = {
       : launchMode(policy, false) === undefined
       ? []
       : [SHELL_PROGRAM];
-    return { read, env: stringListOption(options, "envPassthrough") ?? [...SHELL_DEFAULT_ENV], run };
+    return {
+      read,
+      env: stringListOption(options, "envPassthrough") ?? [...SHELL_DEFAULT_ENV],
+      run,
+    };
   },
   execute: shell,
 };
 
 function readPolicy(projectDir: string, options: Record<string, unknown>): ShellPolicy {
   const dir = typeof options.allowedDir === "string" && options.allowedDir !== ""
-    ? normalize(options.allowedDir.startsWith("/") ? options.allowedDir : join(projectDir, options.allowedDir))
+    ? normalize(
+      options.allowedDir.startsWith("/")
+        ? options.allowedDir
+        : join(projectDir, options.allowedDir),
+    )
     : undefined;
   return {
     allowedCommands: stringListOption(options, "allowedCommands") ?? [],
@@ -184,6 +192,9 @@ async function shell(args: Record<string, unknown>, ctx: BuiltinContext): Promis
   const useShell = args.shell === true;
   if (command.trim() === "") return fail(`Command is empty: name the program to run`);
   if (command.includes("\0")) return fail(`Command contains a NUL byte`);
+  if (command.startsWith("-")) {
+    return fail(`Command "${command}" starts with "-": name a program, and put options in "args"`);
+  }
 
   const policy = readPolicy(ctx.projectDir, ctx.options);
   const argv = splitArgs(argText);
@@ -233,7 +244,11 @@ async function shell(args: Record<string, unknown>, ctx: BuiltinContext): Promis
     env: childEnv(ctx.options),
     stdin: "null",
     timeoutMs,
-    maxOutputBytes: positiveIntOption(ctx.options, "maxOutputBytes", SHELL_DEFAULT_MAX_OUTPUT_BYTES),
+    maxOutputBytes: positiveIntOption(
+      ctx.options,
+      "maxOutputBytes",
+      SHELL_DEFAULT_MAX_OUTPUT_BYTES,
+    ),
   }, { signal: ctx.signal });
 
   if (result.spawnError !== undefined) {

@@ -42,7 +42,10 @@ export const statFileTool: BuiltinTool = {
   execute: statFile,
 };
 
-async function statFile(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult> {
+async function statFile(
+  args: Record<string, unknown>,
+  ctx: BuiltinContext,
+): Promise<BuiltinResult> {
   const path = stringArg(args, "path");
   if (isResult(path)) return path;
   const target = await resolveInProject(ctx.projectDir, path, { mustExist: true });

@@ -91,7 +91,11 @@ export const webFetchTool: BuiltinTool = {
         items: { type: "string", minLength: 1 },
         description: 'Hosts that may be called: "host" (any port) or "host:port". Required.',
       },
-      timeoutMs: { type: "integer", minimum: 1, description: "Timeout of one call. Default 30000." },
+      timeoutMs: {
+        type: "integer",
+        minimum: 1,
+        description: "Timeout of one call. Default 30000.",
+      },
       maxResponseBytes: {
         type: "integer",
         minimum: 1,
@@ -148,7 +152,9 @@ async function webFetch(
   try {
     url = new URL(rawUrl);
   } catch {
-    return fail(`URL "${rawUrl}" is not a valid absolute URL: write e.g. "https://${hosts[0]}/path"`);
+    return fail(
+      `URL "${rawUrl}" is not a valid absolute URL: write e.g. "https://${hosts[0]}/path"`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return fail(`URL "${rawUrl}" is not http or https: only web requests are supported`);
@@ -183,7 +189,9 @@ async function webFetch(
     for (let hop = 0;; hop++) {
       if (!hostAllowed(current, hosts)) {
         return fail(
-          `${hop === 0 ? "URL" : "Redirect to"} "${current.href}" is not allowed: its host "${current.host}" is not in "hosts" (${
+          `${
+            hop === 0 ? "URL" : "Redirect to"
+          } "${current.href}" is not allowed: its host "${current.host}" is not in "hosts" (${
             hosts.map((h) => `"${h}"`).join(", ")
           }): call an allowed host`,
         );
@@ -205,8 +213,10 @@ async function webFetch(
         headers.delete("cookie");
       }
       current = next;
-      if (response.status === 303 || ((response.status === 301 || response.status === 302) &&
-        currentMethod === "POST")) {
+      if (
+        response.status === 303 || ((response.status === 301 || response.status === 302) &&
+          currentMethod === "POST")
+      ) {
         currentMethod = "GET";
         currentBody = undefined;
         headers.delete("content-type");
@@ -254,7 +264,8 @@ function isTextual(contentType: string | null): boolean {
   if (contentType === null) return true;
   const type = contentType.split(";")[0].trim().toLowerCase();
   return type.startsWith("text/") || /[/+](json|xml|javascript|x-www-form-urlencoded|yaml)$/
-    .test(type) || type === "";
+    .test(type) ||
+    type === "";
 }
 
 /** The body as text, read up to `maxBytes`; the rest is cancelled, not downloaded. */

@@ -25,7 +25,9 @@ Deno.test("writeFileTool.execute() creates parent directories and reports the si
 Deno.test("writeFileTool.execute() overwrites an existing file", async () => {
   await using t = await makeTempProject();
   await t.write("f.txt", "old content");
-  assert.deepEqual(await call(t.project, "f.txt", "new"), { content: `Overwrote "f.txt" (3 bytes)` });
+  assert.deepEqual(await call(t.project, "f.txt", "new"), {
+    content: `Overwrote "f.txt" (3 bytes)`,
+  });
   assert.equal(await Deno.readTextFile(`${t.project}/f.txt`), "new");
 });
 
@@ -67,7 +69,9 @@ Deno.test("writeFileTool.execute() never writes outside the project", async () =
 Deno.test("writeFileTool.permissions() is enough inside a Worker and Deno denies the rest", async () => {
   await using t = await makeTempProject();
   await t.link("dirlink", t.outside);
-  const worker = startBuiltinWorker(writeFileTool.permissions({ projectDir: t.project, options: {} }));
+  const worker = startBuiltinWorker(
+    writeFileTool.permissions({ projectDir: t.project, options: {} }),
+  );
   try {
     const run = (path: string) =>
       worker.call({
@@ -76,7 +80,9 @@ Deno.test("writeFileTool.permissions() is enough inside a Worker and Deno denies
         projectDir: t.project,
         options: {},
       });
-    assert.deepEqual(await run("out/x.txt"), { result: { content: `Created "out/x.txt" (5 bytes)` } });
+    assert.deepEqual(await run("out/x.txt"), {
+      result: { content: `Created "out/x.txt" (5 bytes)` },
+    });
     assert.equal(await Deno.readTextFile(`${t.project}/out/x.txt`), "pwned");
     for (const p of ["../outside/secret.txt", `${t.outside}/new.txt`, "dirlink/new.txt"]) {
       const reply = await run(p);

@@ -21,7 +21,13 @@ import type { ToolDefinition } from "../types.ts";
 export type ApprovalMode = "ask" | "auto-edit" | "yolo" | "plan" | "never-ask";
 
 /** Every mode, for flag validation. */
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edit", "yolo", "plan", "never-ask"];
+export const APPROVAL_MODES: readonly ApprovalMode[] = [
+  "ask",
+  "auto-edit",
+  "yolo",
+  "plan",
+  "never-ask",
+];
 
 /** What a user answers at the prompt. */
 export type PromptAnswer = "yes" | "no" | "always";
@@ -57,34 +63,51 @@ export function needsApproval(tool: ToolDefinition, mode: ApprovalMode): boolean
  */
 export function makeApprovalPolicy(
   mode: ApprovalMode,
-  prompt: ((tool: ToolDefinition, args: Record<string, unknown>) => Promise<PromptAnswer>) | undefined,
+  prompt:
+    | ((tool: ToolDefinition, args: Record<string, unknown>) => Promise<PromptAnswer>)
+    | undefined,
 ): ApprovalPolicy {
   const always = new Set<string>();
   return async (tool, args): Promise<ApprovalDecision> => {
     if (!needsApproval(tool, mode)) {
-      return { approved: true, by: tool.approval === "never" ? "policy" : "mode", reason: `approved by the ${mode} mode (tool approval: ${tool.approval})` };
+      return {
+        approved: true,
+        by: tool.approval === "never" ? "policy" : "mode",
+        reason: `approved by the ${mode} mode (tool approval: ${tool.approval})`,
+      };
     }
     if (mode === "plan" || mode === "never-ask") {
       return {
         approved: false,
         by: "mode",
-        reason: `Tool "${tool.name}" is not available in ${mode} mode (approval: ${tool.approval}${mode === "plan" ? `, read-only: ${tool.readOnly}` : ""})`,
-        hint: `run with --approval yolo, or set "tools.overrides.${tool.name}.approval": "never" in harness.jsonc`,
+        reason: `Tool "${tool.name}" is not available in ${mode} mode (approval: ${tool.approval}${
+          mode === "plan" ? `, read-only: ${tool.readOnly}` : ""
+        })`,
+        hint:
+          `run with --approval yolo, or set "tools.overrides.${tool.name}.approval": "never" in harness.jsonc`,
       };
     }
-    if (always.has(tool.name)) return { approved: true, by: "user", reason: "approved for this session" };
+    if (always.has(tool.name)) {
+      return { approved: true, by: "user", reason: "approved for this session" };
+    }
     if (!prompt) {
       return {
         approved: false,
         by: "mode",
-        reason: `Tool "${tool.name}" needs approval (approval: ${tool.approval}) and there is no terminal to ask on`,
-        hint: `run with --approval yolo (or auto-edit for destructive tools), or set "tools.overrides.${tool.name}.approval": "never" in harness.jsonc`,
+        reason:
+          `Tool "${tool.name}" needs approval (approval: ${tool.approval}) and there is no terminal to ask on`,
+        hint:
+          `run with --approval yolo (or auto-edit for destructive tools), or set "tools.overrides.${tool.name}.approval": "never" in harness.jsonc`,
       };
     }
     const answer = await prompt(tool, args);
     if (answer === "always") always.add(tool.name);
     return answer === "no"
       ? { approved: false, by: "user", reason: `The user declined the call of "${tool.name}"` }
-      : { approved: true, by: "user", reason: answer === "always" ? "approved for this session" : "approved once" };
+      : {
+        approved: true,
+        by: "user",
+        reason: answer === "always" ? "approved for this session" : "approved once",
+      };
   };
 }

@@ -48,13 +48,14 @@ export type LoopEvent =
     message: ChatMessage;
     finishReason: string | null;
     usage?: Usage;
+    /** Unknown fields of the choice, kept for the transcript. */
+    extra?: Record<string, unknown>;
   }
   | {
     type: "native_output";
     turn: number;
     annotations?: unknown;
     parts?: unknown[];
-    extra?: Record<string, unknown>;
   }
   | { type: "tool_call"; turn: number; id: string; name: string; arguments: string }
   | { type: "tool_result"; turn: number; id: string; name: string; result: CallResult }
@@ -104,7 +105,11 @@ export interface LoopOptions {
   signal: AbortSignal;
 }
 
-/** Identical calls allowed before the guard stops the run. */
+/**
+ * The count of identical calls (same name, same arguments, with no other call of a tool
+ * that is not read-only between them) at which the guard stops the run; the last one is
+ * not run.
+ */
 export const REPEAT_LIMIT = 3;
 /** Default budget of malformed or cut-off argument texts. */
 export const DEFAULT_MAX_BAD_CALLS = 3;
@@ -168,6 +173,7 @@ export async function* runChat(options: LoopOptions): AsyncGenerator<LoopEvent, 
       }),
         history;
     }
+    if (aborted()) return yield done(aborted()!), history;
     if (!completed) {
       return yield done("provider_error", {
         message: "The provider stream ended without a message",
@@ -184,9 +190,11 @@ export async function* runChat(options: LoopOptions): AsyncGenerator<LoopEvent, 
       message,
       finishReason: completed.finishReason,
       ...(completed.usage ? { usage: completed.usage } : {}),
+      // Unknown fields of the choice (e.g. OpenRouter's native_finish_reason): kept, not shown.
+      ...(completed.raw.extraChoiceFields ? { extra: completed.raw.extraChoiceFields } : {}),
     };
     const parts = Array.isArray(message.content) ? message.content : undefined;
-    if (completed.raw.annotations !== undefined || parts || completed.raw.extraChoiceFields) {
+    if (completed.raw.annotations !== undefined || parts) {
       yield {
         type: "native_output",
         turn,
@@ -194,7 +202,6 @@ export async function* runChat(options: LoopOptions): AsyncGenerator<LoopEvent, 
           ? { annotations: completed.raw.annotations }
           : {}),
         ...(parts ? { parts } : {}),
-        ...(completed.raw.extraChoiceFields ? { extra: completed.raw.extraChoiceFields } : {}),
       };
     }
     const calls = message.tool_calls ?? [];
@@ -252,6 +259,9 @@ export async function* runChat(options: LoopOptions): AsyncGenerator<LoopEvent, 
       }
       const key = canonicalCall(name, call.function.arguments);
       const count = (seen.get(key) ?? 0) + 1;
+      // A call that may change state (not read-only) makes earlier calls worth repeating:
+      // the edit-and-rerun-the-tests cycle is not a loop.
+      if (!tools.readOnly.has(name)) seen.clear();
       seen.set(key, count);
       if (count >= REPEAT_LIMIT) {
         results.set(
@@ -331,19 +341,28 @@ async function* runCalls(
       while (next < group.length) {
         const index = next++;
         const call = group[index];
-        out[index] = [
-          call,
-          await options.execute({
-            name: call.function.name,
-            rawArguments: call.function.arguments,
-            id: call.id,
-          }, options.signal),
-        ];
+        out[index] = [call, await executeSafely(call, options)];
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.parallelism, group.length) }, worker));
     yield* out;
     if (out.some(([, r]) => r.failure === "denied") && options.onDenied === "stop") return;
+  }
+}
+
+/** Runs one call; a call path that throws becomes a failed result, never a crashed run. */
+async function executeSafely(call: ToolCall, options: LoopOptions): Promise<CallResult> {
+  try {
+    return await options.execute({
+      name: call.function.name,
+      rawArguments: call.function.arguments,
+      id: call.id,
+    }, options.signal);
+  } catch (error) {
+    return errorResult(
+      `The call of "${call.function.name}" failed inside harness: ${(error as Error).message}`,
+      "tool-failed",
+    );
   }
 }
 

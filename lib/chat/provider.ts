@@ -19,6 +19,8 @@
 
 import { backoffMs, buildBody, isRetryableStatus, retryAfterMs } from "./_request.ts";
 import { assembleResponse, chunkError, StreamAssembler } from "./assemble.ts";
+import { aborted, Attempt } from "./_attempt.ts";
+import { createRecorder } from "./_recorder.ts";
 import { httpError, isToolsUnsupported, ProviderError } from "./errors.ts";
 import type { ChatCompletionChunk } from "./messages.ts";
 import type { ModelEvent, ModelPort, ModelRequest } from "./port.ts";
@@ -59,8 +61,11 @@ export interface OpenAISettings {
   maxRetries?: number;
   /** Backoff base. @default 500 */
   retryBaseMs?: number;
-  /** Tool call id format; "mistral9" is automatic for hosts ending in "mistral.ai". */
-  toolCallIdFormat?: "mistral9";
+  /** Tool call id format: "mistral9" rewrites ids to `^[a-zA-Z0-9]{9}$` (automatic for hosts
+   * ending in "mistral.ai"); "none" turns the automatic choice off. */
+  toolCallIdFormat?: "mistral9" | "none";
+  /** Record every HTTP exchange to this JSONL file (see `replay.ts`). */
+  recordTo?: string;
 }
 
 /** Injectable effects, for tests and replay. */
@@ -91,7 +96,8 @@ export interface ProviderDeps {
 export function createOpenAIProvider(settings: OpenAISettings, deps: ProviderDeps = {}): ModelPort {
   const baseUrl = settings.baseUrl.trim().replace(/\/+$/, "").replace(/\/chat\/completions$/, "");
   const url = `${baseUrl}/chat/completions`;
-  const fetchFn = deps.fetch ?? globalThis.fetch;
+  const transport = deps.fetch ?? globalThis.fetch;
+  const fetchFn = settings.recordTo ? createRecorder(transport, settings.recordTo) : transport;
   const sleep = deps.sleep ?? abortableSleep;
   const random = deps.random ?? Math.random;
   const now = deps.now ?? Date.now;
@@ -99,7 +105,8 @@ export function createOpenAIProvider(settings: OpenAISettings, deps: ProviderDep
   const timeoutMs = settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
   const retryBaseMs = settings.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
-  const mistralIds = settings.toolCallIdFormat === "mistral9" || isMistralHost(baseUrl);
+  const mistralIds = settings.toolCallIdFormat === "mistral9" ||
+    (settings.toolCallIdFormat === undefined && isMistralHost(baseUrl));
   // Remembered for the provider's lifetime once a server rejects them.
   let sendStreamOptions = true;
   let sendParallel = settings.parallelToolCalls !== undefined;
@@ -245,127 +252,6 @@ async function* readResponse(
     );
   }
   yield* assembler.finish();
-}
-
-/** One HTTP attempt: its abort controller, idle timer and error mapping. */
-class Attempt {
-  readonly url: string;
-  consumed = false;
-  #ctl = new AbortController();
-  #user: AbortSignal;
-  #timeoutMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timedOut = false;
-  #onAbort = () => this.#ctl.abort(this.#user.reason);
-
-  constructor(user: AbortSignal, timeoutMs: number, url: string) {
-    this.#user = user;
-    this.#timeoutMs = timeoutMs;
-    this.url = url;
-    user.addEventListener("abort", this.#onAbort, { once: true });
-    this.#arm();
-  }
-
-  get signal(): AbortSignal {
-    return this.#ctl.signal;
-  }
-
-  #arm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#ctl.abort(new DOMException("request timed out", "TimeoutError"));
-    }, this.#timeoutMs);
-  }
-
-  /** Awaits `p`, rejecting as soon as the attempt aborts (user abort or timeout). */
-  guard<T>(p: Promise<T>): Promise<T> {
-    const signal = this.#ctl.signal;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-    });
-  }
-
-  /** Reads one piece; undefined at the end. Resets the idle timer. */
-  async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array | undefined> {
-    const r = await this.guard(reader.read());
-    this.#arm();
-    if (r.done) return undefined;
-    if (r.value.byteLength > 0) this.consumed = true;
-    return r.value;
-  }
-
-  /** Reads a whole (error or JSON) body under the same timer. */
-  async text(res: Response): Promise<string> {
-    const reader = res.body?.getReader();
-    if (reader === undefined) return "";
-    const decoder = new TextDecoder();
-    let text = "";
-    try {
-      for (;;) {
-        const r = await this.guard(reader.read());
-        this.#arm();
-        if (r.done) break;
-        text += decoder.decode(r.value, { stream: true });
-      }
-    } finally {
-      await reader.cancel().catch(() => {});
-    }
-    return text + decoder.decode();
-  }
-
-  /** Maps a thrown value to a ProviderError (errors that are not transport failures pass). */
-  classify(e: unknown): ProviderError {
-    if (e instanceof ProviderError) return e;
-    if (this.#user.aborted) return aborted(this.url, this.#user);
-    const err = e as Error;
-    if (this.#timedOut || err?.name === "TimeoutError") {
-      return new ProviderError(
-        "timeout",
-        `Request to "${this.url}" timed out: no data for ${this.#timeoutMs} ms`,
-        { hint: "the server is slow or stuck: raise requestTimeoutMs or check the server" },
-      );
-    }
-    if (e instanceof TypeError) {
-      const kind = this.consumed ? "stream-cut" : "network";
-      const message = this.consumed
-        ? `The stream from "${this.url}" broke off: ${err.message}`
-        : `Cannot reach "${this.url}": ${err.message}`;
-      const hint = this.consumed
-        ? "the connection dropped mid-response: check the server or proxy and try again"
-        : "check that the server is running and that baseUrl is right";
-      return new ProviderError(kind, message, { hint, cause: e });
-    }
-    throw e;
-  }
-
-  streamError(said: string): ProviderError {
-    return new ProviderError(
-      "stream-error",
-      `The server at "${this.url}" reported an error inside an HTTP 200 response: ${said}`,
-      { hint: "the upstream model failed mid-response: try again or pick another model" },
-    );
-  }
-
-  badResponse(detail: string): ProviderError {
-    return new ProviderError(
-      "bad-response",
-      `The response from "${this.url}" is not a chat completion: ${detail}`,
-      { hint: 'check that baseUrl points at an OpenAI-compatible API (usually ending in "/v1")' },
-    );
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.#user.removeEventListener("abort", this.#onAbort);
-  }
-}
-
-function aborted(url: string, signal: AbortSignal): ProviderError {
-  return new ProviderError("aborted", `Request to "${url}" was aborted`, { cause: signal.reason });
 }
 
 function warn(code: string, field: string, url: string): ModelEvent {

@@ -97,7 +97,10 @@ Deno.test("stream() normalizes empty arguments to {} (vllm_empty_arguments)", as
 Deno.test("stream() reports malformed arguments and keeps them (llamacpp_malformed_arguments)", async () => {
   const done = completed(await replay("llamacpp_malformed_arguments"));
   const id = "wq1XVQhM8aV3iS6UHz3bXkCHyJd7xnxa";
-  assert.equal(done.message.tool_calls?.[0].function.arguments, '{"path": "a.txt", "content": "x",}');
+  assert.equal(
+    done.message.tool_calls?.[0].function.arguments,
+    '{"path": "a.txt", "content": "x",}',
+  );
   assert.equal(done.callIssues.length, 1);
   assert.equal(done.callIssues[0].id, id);
   assert.equal(done.callIssues[0].kind, "malformed-json");
@@ -205,7 +208,9 @@ Deno.test("stream() keeps annotations (openrouter_web_annotations, openai_url_ci
 });
 
 Deno.test("stream() reports top-level citations as raw annotations (perplexity_citations)", async () => {
-  assert.deepEqual(completed(await replay("perplexity_citations")).raw.annotations, ["https://deno.com"]);
+  assert.deepEqual(completed(await replay("perplexity_citations")).raw.annotations, [
+    "https://deno.com",
+  ]);
 });
 
 Deno.test("stream() rewrites ids to Mistral's format (mistral_long_tool_call_ids)", async () => {
@@ -214,7 +219,9 @@ Deno.test("stream() rewrites ids to Mistral's format (mistral_long_tool_call_ids
   assert.match(ids[0], /^[a-zA-Z0-9]{9}$/);
   assert.equal(ids[1], "Ab3dE6gH9");
   assert.deepEqual(started(events).map((s) => s[1]), ids);
-  const again = completed(await replay("mistral_long_tool_call_ids", { toolCallIdFormat: "mistral9" }));
+  const again = completed(
+    await replay("mistral_long_tool_call_ids", { toolCallIdFormat: "mistral9" }),
+  );
   assert.equal(again.message.tool_calls![0].id, ids[0]);
 });
 
@@ -231,7 +238,10 @@ Deno.test("stream() keeps content parts and streams thinking (mistral_content_pa
     "Two plus",
     " two.",
   ]);
-  assert.deepEqual(events.flatMap((e) => e.type === "text_delta" ? [e.text] : []), ["It is ", "4."]);
+  assert.deepEqual(events.flatMap((e) => e.type === "text_delta" ? [e.text] : []), [
+    "It is ",
+    "4.",
+  ]);
   assert.deepEqual(completed(events).message.content, [
     { type: "thinking", thinking: [{ type: "text", text: "Two plus two." }] },
     { type: "text", text: "It is 4." },

@@ -68,7 +68,9 @@ Deno.test("stream() waits as Retry-After says, then succeeds", async () => {
     { status: 429, headers: { "retry-after": "1" }, json: err("Rate limit reached") },
     { sse: HELLO },
   ], async (fake) => {
-    const events = await collect(createOpenAIProvider({ baseUrl: fake.url, model: "m" }, { sleep }));
+    const events = await collect(
+      createOpenAIProvider({ baseUrl: fake.url, model: "m" }, { sleep }),
+    );
     assert.deepEqual(events[0], { type: "retry", attempt: 1, delayMs: 1000, reason: "HTTP 429" });
     assert.equal(completed(events).message.content, "Hello");
   });
@@ -115,7 +117,9 @@ Deno.test("stream() retries 5xx with jittered backoff, then throws the last erro
 
 Deno.test("stream() does not retry a client error and names the fix", async () => {
   await withFake([{ status: 401, json: err("Incorrect API key provided") }], async (fake) => {
-    const { error } = await collectUntilError(createOpenAIProvider({ baseUrl: fake.url, model: "m" }));
+    const { error } = await collectUntilError(
+      createOpenAIProvider({ baseUrl: fake.url, model: "m" }),
+    );
     assert.ok(error instanceof ProviderError && error.kind === "http" && error.status === 401);
     assert.match(error.message, /HTTP 401: Incorrect API key provided/);
     assert.match(error.hint ?? "", /API key/);
@@ -128,7 +132,8 @@ Deno.test("stream() maps known tools-unsupported answers to a hint and never ret
       status: 400,
       json: {
         object: "error",
-        message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        message:
+          '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
         type: "BadRequestError",
         code: 400,
       },
@@ -136,7 +141,9 @@ Deno.test("stream() maps known tools-unsupported answers to a hint and never ret
     },
     {
       status: 500,
-      json: { error: { code: 500, message: "tools param requires --jinja flag", type: "server_error" } },
+      json: {
+        error: { code: 500, message: "tools param requires --jinja flag", type: "server_error" },
+      },
       hint: /--jinja/,
     },
     {
@@ -144,7 +151,11 @@ Deno.test("stream() maps known tools-unsupported answers to a hint and never ret
       json: err("registry.ollama.ai/library/gemma:2b does not support tools"),
       hint: /Ollama model with tool support/,
     },
-    { status: 400, json: err("Tool use is not supported for this model"), hint: /does not accept `tools`/ },
+    {
+      status: 400,
+      json: err("Tool use is not supported for this model"),
+      hint: /does not accept `tools`/,
+    },
   ];
   for (const c of cases) {
     await withFake([{ status: c.status, json: c.json }], async (fake) => {
@@ -272,10 +283,18 @@ Deno.test("stream() in non-streaming mode converts the JSON response into the sa
     content: "Reading it.",
     refusal: null,
     reasoning_content: "Need the file.",
-    tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: "" } }],
+    tool_calls: [{
+      id: "call_1",
+      type: "function",
+      function: { name: "read_file", arguments: "" },
+    }],
   };
   await withFake([{
-    json: { id: "r9", choices: [{ index: 0, message, finish_reason: "tool_calls", logprobs: null }], usage: { total_tokens: 3 } },
+    json: {
+      id: "r9",
+      choices: [{ index: 0, message, finish_reason: "tool_calls", logprobs: null }],
+      usage: { total_tokens: 3 },
+    },
   }], async (fake) => {
     const port = createOpenAIProvider({ baseUrl: fake.url, model: "m", stream: false });
     const events = await collect(port, { tools: [fnTool("read_file")] });
@@ -287,7 +306,11 @@ Deno.test("stream() in non-streaming mode converts the JSON response into the sa
     const done = completed(events);
     assert.deepEqual(done.message, {
       ...message,
-      tool_calls: [{ id: "call_1", type: "function", function: { name: "read_file", arguments: "{}" } }],
+      tool_calls: [{
+        id: "call_1",
+        type: "function",
+        function: { name: "read_file", arguments: "{}" },
+      }],
     });
     assert.deepEqual(done.usage, { total_tokens: 3 });
     const body = fake.requests[0].body as Body;
@@ -298,7 +321,9 @@ Deno.test("stream() in non-streaming mode converts the JSON response into the sa
 });
 
 Deno.test("stream() accepts a JSON answer to a streaming request", async () => {
-  const json = { choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] };
+  const json = {
+    choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+  };
   await withFake([{ json }], async (fake) => {
     const done = completed(await collect(createOpenAIProvider({ baseUrl: fake.url, model: "m" })));
     assert.equal(done.message.content, "ok");
@@ -306,12 +331,15 @@ Deno.test("stream() accepts a JSON answer to a streaming request", async () => {
 });
 
 Deno.test("stream() reports a 200 body that is not a chat completion as bad-response", async () => {
-  await withFake([{ headers: { "content-type": "application/json" }, json: { models: [] } }], async (fake) => {
-    const port = createOpenAIProvider({ baseUrl: fake.url, model: "m", stream: false });
-    const { error } = await collectUntilError(port);
-    assert.ok(error instanceof ProviderError && error.kind === "bad-response");
-    assert.match(error.message, /no choices\[0\]\.message/);
-  });
+  await withFake(
+    [{ headers: { "content-type": "application/json" }, json: { models: [] } }],
+    async (fake) => {
+      const port = createOpenAIProvider({ baseUrl: fake.url, model: "m", stream: false });
+      const { error } = await collectUntilError(port);
+      assert.ok(error instanceof ProviderError && error.kind === "bad-response");
+      assert.match(error.message, /no choices\[0\]\.message/);
+    },
+  );
 });
 
 Deno.test("stream() drops a rejected parallel_tool_calls once and remembers it", async () => {
@@ -322,7 +350,10 @@ Deno.test("stream() drops a rejected parallel_tool_calls once and remembers it",
   ], async (fake) => {
     const port = createOpenAIProvider({ baseUrl: fake.url, model: "m", parallelToolCalls: true });
     const events = await collect(port, { tools: [fnTool("ls")] });
-    assert.deepEqual(events[0].type === "warning" && events[0].code, "parallel-tool-calls-unsupported");
+    assert.deepEqual(
+      events[0].type === "warning" && events[0].code,
+      "parallel-tool-calls-unsupported",
+    );
     await collect(port, { tools: [fnTool("ls")] });
     const sent = fake.requests.map((r) => "parallel_tool_calls" in (r.body as Body));
     assert.deepEqual(sent, [true, false, false]);
@@ -331,7 +362,10 @@ Deno.test("stream() drops a rejected parallel_tool_calls once and remembers it",
 
 Deno.test("stream() drops a rejected stream_options and remembers it", async () => {
   await withFake([
-    { status: 422, json: { detail: [{ loc: ["body", "stream_options"], msg: "extra fields not permitted" }] } },
+    {
+      status: 422,
+      json: { detail: [{ loc: ["body", "stream_options"], msg: "extra fields not permitted" }] },
+    },
     { sse: HELLO },
     { sse: HELLO },
   ], async (fake) => {
@@ -339,7 +373,11 @@ Deno.test("stream() drops a rejected stream_options and remembers it", async () 
     const events = await collect(port);
     assert.equal(events[0].type === "warning" && events[0].code, "stream-options-unsupported");
     await collect(port);
-    assert.deepEqual(fake.requests.map((r) => "stream_options" in (r.body as Body)), [true, false, false]);
+    assert.deepEqual(fake.requests.map((r) => "stream_options" in (r.body as Body)), [
+      true,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -347,15 +385,23 @@ Deno.test("stream() rewrites history ids for Mistral hosts", async () => {
   const bodies: Body[] = [];
   const fetch = (_url: string | URL | Request, init?: RequestInit) => {
     bodies.push(JSON.parse(String(init?.body)));
-    return Promise.resolve(new Response(HELLO, { headers: { "content-type": "text/event-stream" } }));
+    return Promise.resolve(
+      new Response(HELLO, { headers: { "content-type": "text/event-stream" } }),
+    );
   };
-  const port = createOpenAIProvider({ baseUrl: "https://api.mistral.ai/v1", model: "m" }, { fetch });
+  const port = createOpenAIProvider({ baseUrl: "https://api.mistral.ai/v1", model: "m" }, {
+    fetch,
+  });
   const history: ChatMessage[] = [
     { role: "user", content: "hi" },
     {
       role: "assistant",
       content: null,
-      tool_calls: [{ id: "call_long_openai_id", type: "function", function: { name: "ls", arguments: "{}" } }],
+      tool_calls: [{
+        id: "call_long_openai_id",
+        type: "function",
+        function: { name: "ls", arguments: "{}" },
+      }],
     },
     { role: "tool", tool_call_id: "call_long_openai_id", content: "a.txt" },
   ];
@@ -365,4 +411,33 @@ Deno.test("stream() rewrites history ids for Mistral hosts", async () => {
   assert.match(id, /^[a-zA-Z0-9]{9}$/);
   assert.equal(sent[2].tool_call_id, id);
   assert.equal(history[1].tool_calls![0].id, "call_long_openai_id");
+});
+
+Deno.test("stream() leaves ids alone on a Mistral host when toolCallIdFormat is none", async () => {
+  const bodies: Body[] = [];
+  const fetch = (_url: string | URL | Request, init?: RequestInit) => {
+    bodies.push(JSON.parse(String(init?.body)));
+    return Promise.resolve(
+      new Response(HELLO, { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  const port = createOpenAIProvider(
+    { baseUrl: "https://api.mistral.ai/v1", model: "m", toolCallIdFormat: "none" },
+    { fetch },
+  );
+  const history: ChatMessage[] = [
+    { role: "user", content: "hi" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{
+        id: "call_long",
+        type: "function",
+        function: { name: "ls", arguments: "{}" },
+      }],
+    },
+    { role: "tool", tool_call_id: "call_long", content: "a.txt" },
+  ];
+  await collect(port, { messages: history });
+  assert.equal((bodies[0].messages as ChatMessage[])[2].tool_call_id, "call_long");
 });

@@ -24,22 +24,33 @@ export interface CallOptions {
 
 /** `tools call` is the user's own decision: it is approved, and says so. */
 export const userApproves: ApprovalPolicy = (tool) =>
-  Promise.resolve({ approved: true, by: "user", reason: `harness tools call ${tool.name} is an explicit user action` });
+  Promise.resolve({
+    approved: true,
+    by: "user",
+    reason: `harness tools call ${tool.name} is an explicit user action`,
+  });
 
 /**
  * Reads the argument text from `--args`, `--args-file` or `-` (stdin).
  *
  * @throws {UsageError} When more than one source is given or the file cannot be read.
  */
-export async function readArgumentText(ctx: CommandContext, stdinDash: boolean, opts: CallOptions): Promise<{ text: string; origin: string }> {
-  const given = [opts.args !== undefined, opts.argsFile !== undefined, stdinDash].filter(Boolean).length;
+export async function readArgumentText(
+  ctx: CommandContext,
+  stdinDash: boolean,
+  opts: CallOptions,
+): Promise<{ text: string; origin: string }> {
+  const given =
+    [opts.args !== undefined, opts.argsFile !== undefined, stdinDash].filter(Boolean).length;
   if (given > 1) throw new UsageError("Give the arguments once: --args, --args-file or - (stdin)");
   if (opts.args !== undefined) return { text: opts.args, origin: "--args" };
   if (opts.argsFile !== undefined) {
     try {
       return { text: await Deno.readTextFile(opts.argsFile), origin: opts.argsFile };
     } catch (error) {
-      throw new UsageError(`Cannot read the arguments file "${opts.argsFile}": ${(error as Error).message}`);
+      throw new UsageError(
+        `Cannot read the arguments file "${opts.argsFile}": ${(error as Error).message}`,
+      );
     }
   }
   if (stdinDash) return { text: await ctx.io.readStdin(), origin: "stdin" };
@@ -57,15 +68,23 @@ export function parseArguments(text: string, origin: string): Record<string, unk
     value = JSON.parse(text);
   } catch (error) {
     const m = /position (\d+)/.exec((error as Error).message);
-    const where = m ? (({ line, column }) => ` at line ${line}, column ${column}`)(locate(text, Number(m[1]))) : "";
-    throw new UsageError(`Arguments from ${origin} are not valid JSON${where}: ${(error as Error).message}`, {
-      hint: `pass a JSON object, e.g. --args '{"message":"hi"}'`,
-    });
+    const where = m
+      ? (({ line, column }) => ` at line ${line}, column ${column}`)(locate(text, Number(m[1])))
+      : "";
+    throw new UsageError(
+      `Arguments from ${origin} are not valid JSON${where}: ${(error as Error).message}`,
+      {
+        hint: `pass a JSON object, e.g. --args '{"message":"hi"}'`,
+      },
+    );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new UsageError(`Arguments from ${origin} must be a JSON object, got ${JSON.stringify(value)}`, {
-      hint: `pass a JSON object, e.g. --args '{"message":"hi"}'`,
-    });
+    throw new UsageError(
+      `Arguments from ${origin} must be a JSON object, got ${JSON.stringify(value)}`,
+      {
+        hint: `pass a JSON object, e.g. --args '{"message":"hi"}'`,
+      },
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -74,7 +93,9 @@ export function parseArguments(text: string, origin: string): Record<string, unk
 export function callCommand(name: string, dash: string | undefined, opts: CallOptions) {
   return async (ctx: CommandContext): Promise<void> => {
     if (dash !== undefined && dash !== "-") {
-      throw new UsageError(`Unexpected argument "${dash}"`, { hint: "use --args JSON, --args-file FILE or - to read stdin" });
+      throw new UsageError(`Unexpected argument "${dash}"`, {
+        hint: "use --args JSON, --args-file FILE or - to read stdin",
+      });
     }
     const { text, origin } = await readArgumentText(ctx, dash === "-", opts);
     const args = parseArguments(text, origin);
@@ -95,9 +116,18 @@ export function callCommand(name: string, dash: string | undefined, opts: CallOp
             `env:    ${masked.join(" ") || "(none)"}`,
             `scope:  ${JSON.stringify(plan.scope.scope)}`,
             ...plan.scope.notes.map((n) => `        ${n}`),
-            ...plan.confinement.layers.map((l) => `layer:  ${l.kind} ${l.entry}: ${l.enforcedBy.join("+") || "NOT ENFORCED"}${l.note ? ` (${l.note})` : ""}`),
+            ...plan.confinement.layers.map((l) =>
+              `layer:  ${l.kind} ${l.entry}: ${l.enforcedBy.join("+") || "NOT ENFORCED"}${
+                l.note ? ` (${l.note})` : ""
+              }`
+            ),
           ];
-          if (plan.script !== undefined) lines.push("script:", ...plan.script.split("\n").map((l) => `  ${l}`));
+          if (plan.script !== undefined) {
+            lines.push(
+              "script:",
+              ...plan.script.split("\n").map((l) => `  ${l}`),
+            );
+          }
           ctx.io.out(lines.join("\n") + "\n");
         }
         return;
@@ -107,8 +137,18 @@ export function callCommand(name: string, dash: string | undefined, opts: CallOp
       if (opts.json) {
         ctx.io.out(JSON.stringify(jsonResult(result)) + "\n");
       } else {
-        ctx.io.out(result.content.endsWith("\n") || result.content === "" ? result.content : result.content + "\n");
-        if (result.denied) ctx.io.err(`${ctx.err.red("denied")}: ${result.denied.reason}${result.denied.hint ? `\n${ctx.err.dim("hint")}: ${result.denied.hint}` : ""}\n`);
+        ctx.io.out(
+          result.content.endsWith("\n") || result.content === ""
+            ? result.content
+            : result.content + "\n",
+        );
+        if (result.denied) {
+          ctx.io.err(
+            `${ctx.err.red("denied")}: ${result.denied.reason}${
+              result.denied.hint ? `\n${ctx.err.dim("hint")}: ${result.denied.hint}` : ""
+            }\n`,
+          );
+        }
       }
       ctx.setExitCode(exitCodeOf(result));
     } finally {
@@ -119,7 +159,15 @@ export function callCommand(name: string, dash: string | undefined, opts: CallOp
 
 /** The `--json` shape of a call result. */
 export function jsonResult(r: CallResult): Record<string, unknown> {
-  return { ok: r.ok, content: r.content, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, truncated: r.truncated, durationMs: r.durationMs };
+  return {
+    ok: r.ok,
+    content: r.content,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    truncated: r.truncated,
+    durationMs: r.durationMs,
+  };
 }
 
 /** The exit code of `tools call` for a result. */

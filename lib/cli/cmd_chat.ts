@@ -16,21 +16,31 @@ import { openSession } from "./session.ts";
 export function chatCommand(opts: RunOptions) {
   return async (ctx: CommandContext): Promise<void> => {
     if (!ctx.io.isTerminal.stdin) {
-      throw new UsageError("harness chat needs a terminal", { hint: 'for scripts and CI use: harness run "…" (or pipe the prompt: … | harness run -)' });
+      throw new UsageError("harness chat needs a terminal", {
+        hint: 'for scripts and CI use: harness run "…" (or pipe the prompt: … | harness run -)',
+      });
     }
     const config = await ctx.config();
     const settings = await runSettings(config, opts, ctx.io.cwd());
     const model = await openModel(ctx, config, opts);
-    const transcript = opts.transcript !== undefined ? openTranscript(opts.transcript) : noTranscript;
+    const transcript = opts.transcript !== undefined
+      ? openTranscript(opts.transcript)
+      : noTranscript;
     const policy = makeApprovalPolicy(settings.approval, terminalPrompt(ctx));
     const session = await openSession(ctx, async (tool, args, id) => {
       const decision = await policy(tool, args, id);
       transcript.write({ type: "approval", id: id ?? null, tool: tool.name, ...decision });
       return decision;
     });
-    const base: ChatMessage[] = settings.system ? [{ role: "system", content: settings.system }] : [];
+    const base: ChatMessage[] = settings.system
+      ? [{ role: "system", content: settings.system }]
+      : [];
     let history = [...base];
-    ctx.io.err(ctx.err.dim(`harness chat · ${model.info.model} at ${model.info.baseUrl} · ${settings.approval} mode · /tools /clear /exit\n`));
+    ctx.io.err(
+      ctx.err.dim(
+        `harness chat · ${model.info.model} at ${model.info.baseUrl} · ${settings.approval} mode · /tools /clear /exit\n`,
+      ),
+    );
     let exitCode: number = ExitCode.Ok;
     try {
       while (true) {
@@ -47,7 +57,11 @@ export function chatCommand(opts: RunOptions) {
         if (text === "/tools") {
           const snapshot = await session.refresh();
           for (const t of snapshot.tools.filter((t) => offeredInMode(t, settings.approval))) {
-            ctx.io.err(`  ${ctx.err.bold(t.name)} ${ctx.err.dim(`(${t.source.format}, approval ${t.approval})`)} ${(t.description ?? "").split("\n")[0]}\n`);
+            ctx.io.err(
+              `  ${ctx.err.bold(t.name)} ${
+                ctx.err.dim(`(${t.source.format}, approval ${t.approval})`)
+              } ${(t.description ?? "").split("\n")[0]}\n`,
+            );
           }
           continue;
         }

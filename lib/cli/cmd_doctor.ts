@@ -23,18 +23,44 @@ export function doctorCommand(opts: { json?: boolean }) {
     } catch {
       // --allow-sys=osRelease not granted.
     }
-    const netns = caps.netnsPrivileged ? "yes (privileged: the worker thread unshares)" : caps.userns ? "yes (user namespaces)" : caps.bwrap ? "yes (bubblewrap)" : "no";
+    const netns = caps.netnsPrivileged
+      ? "yes (privileged: the worker thread unshares)"
+      : caps.userns
+      ? "yes (user namespaces)"
+      : caps.bwrap
+      ? "yes (bubblewrap)"
+      : "no";
     const meaning: string[] = [];
     if (caps.landlockAbi > 0) {
-      meaning.push(`Subprocess tools are confined by Landlock ABI ${caps.landlockAbi}: files they may read and write${caps.landlockAbi >= 4 ? ", TCP ports they may connect to" : ""}, programs they may run.`);
+      meaning.push(
+        `Subprocess tools are confined by Landlock ABI ${caps.landlockAbi}: files they may read and write${
+          caps.landlockAbi >= 4 ? ", TCP ports they may connect to" : ""
+        }, programs they may run.`,
+      );
     } else {
-      meaning.push(`Subprocess tools are NOT confined by the kernel here (${caps.os !== "linux" ? `not Linux: ${caps.os}` : !caps.ffi ? "harness lacks --allow-ffi" : "Landlock unavailable: needs Linux ≥ 5.13 with Landlock enabled"}); "sandbox": "strict" refuses to run them.`);
+      meaning.push(
+        `Subprocess tools are NOT confined by the kernel here (${
+          caps.os !== "linux"
+            ? `not Linux: ${caps.os}`
+            : !caps.ffi
+            ? "harness lacks --allow-ffi"
+            : "Landlock unavailable: needs Linux ≥ 5.13 with Landlock enabled"
+        }); "sandbox": "strict" refuses to run them.`,
+      );
     }
-    meaning.push(netns === "no"
-      ? "Tools that declare no network are kept off TCP by Landlock only (UDP stays open); strict mode refuses them."
-      : "Tools that declare no network run in an empty network namespace (no TCP, no UDP, no DNS).");
-    meaning.push("Built-in TypeScript tools are confined entirely by Deno Worker permissions on every OS.");
-    if (grant.run !== "granted") meaning.push("harness lacks unrestricted --allow-run: a timeout kills a tool, not its grandchildren.");
+    meaning.push(
+      netns === "no"
+        ? "Tools that declare no network are kept off TCP by Landlock only (UDP stays open); strict mode refuses them."
+        : "Tools that declare no network run in an empty network namespace (no TCP, no UDP, no DNS).",
+    );
+    meaning.push(
+      "Built-in TypeScript tools are confined entirely by Deno Worker permissions on every OS.",
+    );
+    if (grant.run !== "granted") {
+      meaning.push(
+        "harness lacks unrestricted --allow-run: a timeout kills a tool, not its grandchildren.",
+      );
+    }
     const report = {
       version: VERSION,
       deno: Deno.version.deno,
@@ -56,20 +82,33 @@ export function doctorCommand(opts: { json?: boolean }) {
     }
     const b = ctx.out.bold;
     const ok = (v: boolean, text: string) => (v ? ctx.out.green(text) : ctx.out.yellow(text));
-    ctx.io.out([
-      `${b("harness")} ${VERSION} on Deno ${Deno.version.deno}, ${caps.os}/${Deno.build.arch}, kernel ${kernel}`,
-      "",
-      b("Deno grant of this process"),
-      ...KINDS.map((k) => `  ${k.padEnd(6)} ${ok(grant[k] === "granted", grant[k] === "granted" ? "granted" : `${grant[k]} (partial or none)`)}`),
-      "",
-      b("Kernel layer"),
-      `  Landlock ABI        ${ok(caps.landlockAbi > 0, caps.landlockAbi > 0 ? String(caps.landlockAbi) : "unavailable")}`,
-      `  network namespaces  ${ok(netns !== "no", netns)}`,
-      `  bubblewrap          ${ok(caps.bwrap !== null, caps.bwrap ?? "not installed")}`,
-      `  unshare             ${ok(caps.unshare !== null, caps.unshare ?? "not installed")}`,
-      "",
-      b("What that means"),
-      ...meaning.map((m) => `  - ${m}`),
-    ].join("\n") + "\n");
+    ctx.io.out(
+      [
+        `${
+          b("harness")
+        } ${VERSION} on Deno ${Deno.version.deno}, ${caps.os}/${Deno.build.arch}, kernel ${kernel}`,
+        "",
+        b("Deno grant of this process"),
+        ...KINDS.map((k) =>
+          `  ${k.padEnd(6)} ${
+            ok(
+              grant[k] === "granted",
+              grant[k] === "granted" ? "granted" : `${grant[k]} (partial or none)`,
+            )
+          }`
+        ),
+        "",
+        b("Kernel layer"),
+        `  Landlock ABI        ${
+          ok(caps.landlockAbi > 0, caps.landlockAbi > 0 ? String(caps.landlockAbi) : "unavailable")
+        }`,
+        `  network namespaces  ${ok(netns !== "no", netns)}`,
+        `  bubblewrap          ${ok(caps.bwrap !== null, caps.bwrap ?? "not installed")}`,
+        `  unshare             ${ok(caps.unshare !== null, caps.unshare ?? "not installed")}`,
+        "",
+        b("What that means"),
+        ...meaning.map((m) => `  - ${m}`),
+      ].join("\n") + "\n",
+    );
   };
 }

@@ -42,9 +42,12 @@ export function initCommand(opts: { force?: boolean }) {
       }
     }
     if (existing.length > 0 && !opts.force) {
-      throw new UsageError(`Not overwriting existing files: ${existing.map((p) => `"${p}"`).join(", ")}`, {
-        hint: "run harness init --force to overwrite them",
-      });
+      throw new UsageError(
+        `Not overwriting existing files: ${existing.map((p) => `"${p}"`).join(", ")}`,
+        {
+          hint: "run harness init --force to overwrite them",
+        },
+      );
     }
     for (const f of files) {
       const path = `${ctx.projectDir}/${f.path}`;

@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { APPROVAL_MODES, type ApprovalMode, makeApprovalPolicy, offeredInMode, type PromptAnswer } from "../chat/approval.ts";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  makeApprovalPolicy,
+  offeredInMode,
+  type PromptAnswer,
+} from "../chat/approval.ts";
 import type { LoopEvent, TurnTools } from "../chat/loop.ts";
 import type { ChatMessage, ModelPort } from "../chat/port.ts";
 import { noTranscript, openTranscript, type Transcript } from "../chat/transcript.ts";
@@ -44,7 +50,11 @@ export const DEFAULT_PARALLELISM = 4;
  */
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`Invalid ${flag} "${text}"`, { hint: "use a duration such as 90s, 10m or 1h" });
+  if (!m) {
+    throw new UsageError(`Invalid ${flag} "${text}"`, {
+      hint: "use a duration such as 90s, 10m or 1h",
+    });
+  }
   const n = Number(m[1]);
   const unit = m[2] ?? "s";
   return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
@@ -52,7 +62,9 @@ export function parseDuration(text: string, flag: string): number {
 
 function positiveInt(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`Invalid ${flag} "${text}": expected a whole number ≥ 1`);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`Invalid ${flag} "${text}": expected a whole number ≥ 1`);
+  }
   return n;
 }
 
@@ -72,16 +84,24 @@ export interface RunSettings {
  *
  * @throws {UsageError} For bad values.
  */
-export async function runSettings(config: Config, opts: RunOptions, baseDir: string): Promise<RunSettings> {
+export async function runSettings(
+  config: Config,
+  opts: RunOptions,
+  baseDir: string,
+): Promise<RunSettings> {
   const approval = (opts.approval ?? config.run.approval ?? "ask") as ApprovalMode;
   if (!APPROVAL_MODES.includes(approval)) throw new UsageError(`Invalid --approval "${approval}"`);
   const settings: RunSettings = {
     approval,
     onDenied: (opts.onDenied ?? config.run.onDenied ?? "stop") as "stop" | "continue",
-    maxTurns: opts.maxTurns !== undefined ? positiveInt(opts.maxTurns, "--max-turns") : config.run.maxTurns ?? DEFAULT_MAX_TURNS,
+    maxTurns: opts.maxTurns !== undefined
+      ? positiveInt(opts.maxTurns, "--max-turns")
+      : config.run.maxTurns ?? DEFAULT_MAX_TURNS,
     parallelism: config.run.parallelism ?? DEFAULT_PARALLELISM,
   };
-  const timeout = opts.timeout !== undefined ? parseDuration(opts.timeout, "--timeout") : config.run.timeoutMs;
+  const timeout = opts.timeout !== undefined
+    ? parseDuration(opts.timeout, "--timeout")
+    : config.run.timeoutMs;
   if (timeout !== undefined) settings.timeoutMs = timeout;
   if (config.run.maxTokens !== undefined) settings.tokenBudget = config.run.maxTokens;
   const system = opts.system ?? config.run.system;
@@ -106,21 +126,33 @@ async function readTextArg(value: string, baseDir: string, flag: string): Promis
  *
  * @throws {UsageError} When no model is configured, or the API key is missing for a hosted API.
  */
-export async function openModel(ctx: CommandContext, config: Config, opts: RunOptions): Promise<ModelPort> {
+export async function openModel(
+  ctx: CommandContext,
+  config: Config,
+  opts: RunOptions,
+): Promise<ModelPort> {
   const baseDir = ctx.io.cwd();
   if (opts.replay !== undefined) {
     const { createReplayProvider } = await import("../chat/replay.ts");
-    return await createReplayProvider(opts.replay.startsWith("/") ? opts.replay : `${baseDir}/${opts.replay}`);
+    return await createReplayProvider(
+      opts.replay.startsWith("/") ? opts.replay : `${baseDir}/${opts.replay}`,
+    );
   }
   const baseUrl = (opts.baseUrl ?? config.provider.baseUrl).replace(/\/+$/, "");
   const model = opts.model ?? config.provider.model;
   if (!model) {
-    throw new UsageError("No model is configured", { hint: "pass --model NAME, set HARNESS_MODEL, or set provider.model in harness.jsonc" });
+    throw new UsageError("No model is configured", {
+      hint: "pass --model NAME, set HARNESS_MODEL, or set provider.model in harness.jsonc",
+    });
   }
   const keyEnv = opts.apiKeyEnv ?? config.provider.apiKeyEnv;
   const apiKey = ctx.io.getEnv(keyEnv);
-  if (!apiKey && /api\.openai\.com|openrouter\.ai|api\.deepseek\.com|api\.mistral\.ai/.test(baseUrl)) {
-    throw new UsageError(`${keyEnv} is not set, and ${baseUrl} needs an API key`, { hint: `export ${keyEnv}=… (or pick another variable with --api-key-env)` });
+  if (
+    !apiKey && /api\.openai\.com|openrouter\.ai|api\.deepseek\.com|api\.mistral\.ai/.test(baseUrl)
+  ) {
+    throw new UsageError(`${keyEnv} is not set, and ${baseUrl} needs an API key`, {
+      hint: `export ${keyEnv}=… (or pick another variable with --api-key-env)`,
+    });
   }
   const { createOpenAIProvider } = await import("../chat/provider.ts");
   const p = config.provider;
@@ -139,7 +171,9 @@ export async function openModel(ctx: CommandContext, config: Config, opts: RunOp
     ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
     ...(p.toolCallIdFormat === "mistral9" ? { toolCallIdFormat: "mistral9" as const } : {}),
     ...(p.toolCallIdFormat === "none" ? { toolCallIdFormat: "none" as const } : {}),
-    ...(opts.record !== undefined ? { recordTo: opts.record.startsWith("/") ? opts.record : `${baseDir}/${opts.record}` } : {}),
+    ...(opts.record !== undefined
+      ? { recordTo: opts.record.startsWith("/") ? opts.record : `${baseDir}/${opts.record}` }
+      : {}),
   };
   return createOpenAIProvider(settings);
 }
@@ -158,12 +192,22 @@ export function turnTools(session: Session, mode: ApprovalMode): () => Promise<T
 }
 
 /** Asks on the terminal: yes, no, or always for this tool this session. */
-export function terminalPrompt(ctx: CommandContext): (tool: ToolDefinition, args: Record<string, unknown>) => Promise<PromptAnswer> {
+export function terminalPrompt(
+  ctx: CommandContext,
+): (tool: ToolDefinition, args: Record<string, unknown>) => Promise<PromptAnswer> {
   return async (tool, args) => {
     const e = ctx.err;
-    ctx.io.err(`\n${e.yellow("?")} Allow ${e.bold(tool.name)} ${e.dim(summarizeArguments(JSON.stringify(args)))}  [y]es / [n]o / [a]lways: `);
+    ctx.io.err(
+      `\n${e.yellow("?")} Allow ${e.bold(tool.name)} ${
+        e.dim(summarizeArguments(JSON.stringify(args)))
+      }  [y]es / [n]o / [a]lways: `,
+    );
     const line = ((await ctx.io.readLine()) ?? "n").trim().toLowerCase();
-    return line === "a" || line === "always" ? "always" : line === "y" || line === "yes" ? "yes" : "no";
+    return line === "a" || line === "always"
+      ? "always"
+      : line === "y" || line === "yes"
+      ? "yes"
+      : "no";
   };
 }
 
@@ -173,7 +217,9 @@ export function runCommand(promptArg: string | undefined, opts: RunOptions) {
     let prompt = promptArg;
     if (prompt === undefined || prompt === "-") {
       if (prompt === undefined && ctx.io.isTerminal.stdin) {
-        throw new UsageError("No prompt given", { hint: 'harness run "your task", or pipe it: echo "task" | harness run -' });
+        throw new UsageError("No prompt given", {
+          hint: 'harness run "your task", or pipe it: echo "task" | harness run -',
+        });
       }
       prompt = await ctx.io.readStdin();
     }
@@ -202,32 +248,64 @@ export interface RunOutcome {
  */
 export async function executeRun(
   ctx: CommandContext,
-  run: { config: Config; settings: RunSettings; model: ModelPort; messages: ChatMessage[]; mode: RenderMode; opts: RunOptions; session?: Session; transcript?: Transcript },
+  run: {
+    config: Config;
+    settings: RunSettings;
+    model: ModelPort;
+    messages: ChatMessage[];
+    mode: RenderMode;
+    opts: RunOptions;
+    session?: Session;
+    transcript?: Transcript;
+  },
 ): Promise<RunOutcome> {
   const { config, settings, model, mode } = run;
   const interactive = ctx.io.isTerminal.stdin && ctx.io.isTerminal.stderr && mode !== "json";
-  const policy = makeApprovalPolicy(settings.approval, interactive ? terminalPrompt(ctx) : undefined);
+  const policy = makeApprovalPolicy(
+    settings.approval,
+    interactive ? terminalPrompt(ctx) : undefined,
+  );
   const renderer = new Renderer(ctx.io, mode, { err: ctx.err });
   let transcript = run.transcript ?? noTranscript;
   if (!run.transcript && run.opts.transcript !== undefined) {
     try {
-      transcript = openTranscript(run.opts.transcript.startsWith("/") ? run.opts.transcript : `${ctx.io.cwd()}/${run.opts.transcript}`);
+      transcript = openTranscript(
+        run.opts.transcript.startsWith("/")
+          ? run.opts.transcript
+          : `${ctx.io.cwd()}/${run.opts.transcript}`,
+      );
     } catch (error) {
-      throw new UsageError(`Cannot open the transcript "${run.opts.transcript}": ${(error as Error).message}`);
+      throw new UsageError(
+        `Cannot open the transcript "${run.opts.transcript}": ${(error as Error).message}`,
+      );
     }
   }
   const session = run.session ?? await openSession(ctx, async (tool, args, id) => {
     const decision = await policy(tool, args, id);
     transcript.write({ type: "approval", id: id ?? null, tool: tool.name, ...decision });
-    if (!decision.approved) renderer.info({ type: "approval", id, tool: tool.name, ...decision }, `denied ${tool.name}: ${decision.reason}`);
+    if (!decision.approved) {
+      renderer.info(
+        { type: "approval", id, tool: tool.name, ...decision },
+        `denied ${tool.name}: ${decision.reason}`,
+      );
+    }
     return decision;
   });
   const controller = new AbortController();
-  const timer = settings.timeoutMs !== undefined ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs) : undefined;
+  const timer = settings.timeoutMs !== undefined
+    ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs)
+    : undefined;
   const onSigint = () => controller.abort("interrupted");
   Deno.addSignalListener("SIGINT", onSigint);
   const { runChat } = await import("../chat/loop.ts");
-  const start = { type: "run_start", model: model.info.model, baseUrl: model.info.baseUrl, approval: settings.approval, sandbox: config.sandbox, project: config.projectDir };
+  const start = {
+    type: "run_start",
+    model: model.info.model,
+    baseUrl: model.info.baseUrl,
+    approval: settings.approval,
+    sandbox: config.sandbox,
+    project: config.projectDir,
+  };
   transcript.write(start);
   for (const m of run.messages.slice(-2)) transcript.write({ type: "message", message: m });
   if (mode === "json") ctx.io.out(JSON.stringify(start) + "\n");
@@ -253,7 +331,9 @@ export async function executeRun(
         break;
       }
       const e: LoopEvent = next.value;
-      if (e.type !== "text_delta" && e.type !== "reasoning_delta") transcript.write(transcriptRecord(e));
+      if (e.type !== "text_delta" && e.type !== "reasoning_delta") {
+        transcript.write(transcriptRecord(e));
+      }
       renderer.event(e);
       if (e.type === "done") {
         exitCode = e.exitCode;

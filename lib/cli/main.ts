@@ -181,13 +181,18 @@ Examples:
  * completions). Kept separate so this file stays one screen of wiring.
  */
 function registerMore(program: Command, tools: Command, act: Act): void {
-  tools.command("call").description("run one tool through the call path (validation, scope, sandbox)")
+  tools.command("call").description(
+    "run one tool through the call path (validation, scope, sandbox)",
+  )
     .argument("<name>", "the tool name")
     .argument("[-]", "read the arguments from standard input")
     .option("--args <json>", "the arguments as a JSON object")
     .option("--args-file <file>", "read the arguments from a file")
     .option("--json", "print {ok, content, exitCode, signal, timedOut, truncated, durationMs}")
-    .option("--dry-run", "print what would run (argv, script, stdin, env names, cwd, scope); run nothing")
+    .option(
+      "--dry-run",
+      "print what would run (argv, script, stdin, env names, cwd, scope); run nothing",
+    )
     .addHelpText(
       "after",
       `
@@ -202,7 +207,9 @@ Examples:
       await act(async () => (await import("./cmd_call.ts")).callCommand(name, dash, opts))(command)
     );
 
-  program.command("doctor").description("what this machine enforces: Deno grant, Landlock, namespaces")
+  program.command("doctor").description(
+    "what this machine enforces: Deno grant, Landlock, namespaces",
+  )
     .option("--json", "print JSON")
     .addHelpText("after", "\nExamples:\n  $ harness doctor\n  $ harness doctor --json")
     .action(async (opts, command) =>
@@ -269,7 +276,9 @@ Examples:
       await act(async () => (await import("./cmd_chat.ts")).chatCommand(opts))(command)
     );
 
-  program.command("init").description("write a commented harness.jsonc and one example tool per format")
+  program.command("init").description(
+    "write a commented harness.jsonc and one example tool per format",
+  )
     .option("--force", "overwrite existing files")
     .addHelpText("after", "\nExamples:\n  $ harness init\n  $ harness init --force")
     .action(async (opts, command) =>
@@ -287,6 +296,8 @@ Examples:
   $ harness completions fish > ~/.config/fish/completions/harness.fish`,
     )
     .action(async (shell, _opts, command) =>
-      await act(async () => (await import("./cmd_completions.ts")).completionsCommand(shell, program))(command)
+      await act(async () =>
+        (await import("./cmd_completions.ts")).completionsCommand(shell, program)
+      )(command)
     );
 }

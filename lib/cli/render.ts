@@ -27,7 +27,9 @@ export function summarizeArguments(text: string): string {
   } catch {
     return cut(text.replace(/\s+/g, " "), SUMMARY_VALUE_CHARS);
   }
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return cut(JSON.stringify(args), SUMMARY_VALUE_CHARS);
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return cut(JSON.stringify(args), SUMMARY_VALUE_CHARS);
+  }
   return Object.entries(args as Record<string, unknown>)
     .map(([k, v]) => `${k}=${cut(JSON.stringify(v) ?? "null", SUMMARY_VALUE_CHARS)}`).join(" ");
 }
@@ -52,7 +54,12 @@ export class Renderer {
    * @param styles Colors of stderr (stdout carries the answer, uncolored).
    * @param now The clock.
    */
-  constructor(io: Io, mode: RenderMode, styles: { err: Style }, private now: () => number = () => performance.now()) {
+  constructor(
+    io: Io,
+    mode: RenderMode,
+    styles: { err: Style },
+    private now: () => number = () => performance.now(),
+  ) {
     this.#io = io;
     this.#mode = mode;
     this.#err = styles.err;
@@ -82,17 +89,25 @@ export class Renderer {
       case "reasoning_delta":
         break;
       case "retry":
-        this.#line(err.dim(`retrying in ${Math.round(e.delayMs)} ms (attempt ${e.attempt}): ${e.reason}`));
+        this.#line(
+          err.dim(`retrying in ${Math.round(e.delayMs)} ms (attempt ${e.attempt}): ${e.reason}`),
+        );
         break;
       case "warning":
         this.#line(`${err.yellow("warning")}: ${e.message}`);
         break;
       case "native_output":
-        if (e.annotations !== undefined) this.#line(err.cyan(`provider annotations: ${cut(JSON.stringify(e.annotations), 400)}`));
-        if (e.parts) this.#line(err.cyan(`provider content parts: ${cut(JSON.stringify(e.parts), 400)}`));
+        if (e.annotations !== undefined) {
+          this.#line(err.cyan(`provider annotations: ${cut(JSON.stringify(e.annotations), 400)}`));
+        }
+        if (e.parts) {
+          this.#line(err.cyan(`provider content parts: ${cut(JSON.stringify(e.parts), 400)}`));
+        }
         break;
       case "tool_call":
-        this.#line(`${err.cyan("▸")} ${err.bold(e.name)} ${err.dim(summarizeArguments(e.arguments))}`);
+        this.#line(
+          `${err.cyan("▸")} ${err.bold(e.name)} ${err.dim(summarizeArguments(e.arguments))}`,
+        );
         this.#running.set(e.id, e.name);
         this.#startSpinner();
         break;
@@ -101,21 +116,42 @@ export class Renderer {
         if (this.#running.size === 0) this.#stopSpinner();
         const r = e.result;
         const mark = r.ok ? err.green("✓") : err.red("✗");
-        const what = r.denied ? `denied: ${r.denied.reason}` : r.timedOut ? "timed out" : r.ok ? "" : (r.failure ?? "failed");
-        this.#line(`${mark} ${e.name} ${err.dim(`${r.durationMs} ms`)}${what ? ` ${r.ok ? "" : err.red(what)}` : ""}`);
+        const what = r.denied
+          ? `denied: ${r.denied.reason}`
+          : r.timedOut
+          ? "timed out"
+          : r.ok
+          ? ""
+          : (r.failure ?? "failed");
+        this.#line(
+          `${mark} ${e.name} ${err.dim(`${r.durationMs} ms`)}${
+            what ? ` ${r.ok ? "" : err.red(what)}` : ""
+          }`,
+        );
         for (const w of r.warnings) this.#line(`${err.yellow("warning")}: ${w}`);
         break;
       }
       case "done": {
         this.#stopSpinner();
-        if (this.#mode === "plain" && e.finalText) this.#io.out(e.finalText.endsWith("\n") ? e.finalText : `${e.finalText}\n`);
-        if (this.#mode === "tty" && this.#midLine) this.#io.out("\n");
+        if (this.#mode === "plain" && e.finalText) {
+          this.#io.out(e.finalText.endsWith("\n") ? e.finalText : `${e.finalText}\n`);
+        }
+        if (this.#mode === "tty" && this.#midLine) {
+          this.#io.out("\n");
+          this.#midLine = false;
+        }
         if (e.error) {
           this.#line(`${err.red("error")}: ${e.error.message}`);
           if (e.error.hint) this.#line(`${err.dim("hint")}: ${e.error.hint}`);
         }
         const secs = ((this.now() - this.#started) / 1000).toFixed(1);
-        this.#line(err.dim(`${e.reason} · ${e.turns} turn${e.turns === 1 ? "" : "s"} · ${e.totalTokens} tokens · ${secs}s · exit ${e.exitCode}`));
+        this.#line(
+          err.dim(
+            `${e.reason} · ${e.turns} turn${
+              e.turns === 1 ? "" : "s"
+            } · ${e.totalTokens} tokens · ${secs}s · exit ${e.exitCode}`,
+          ),
+        );
         break;
       }
       default:
@@ -139,7 +175,11 @@ export class Renderer {
     this.#spinner = setInterval(() => {
       const names = [...this.#running.values()].join(", ");
       const secs = ((this.now() - began) / 1000).toFixed(1);
-      this.#io.err(`\r\x1b[2K${this.#err.cyan(FRAMES[frame++ % FRAMES.length])} ${names} ${this.#err.dim(`${secs}s`)}`);
+      this.#io.err(
+        `\r\x1b[2K${this.#err.cyan(FRAMES[frame++ % FRAMES.length])} ${names} ${
+          this.#err.dim(`${secs}s`)
+        }`,
+      );
     }, 100);
   }
 

@@ -18,7 +18,11 @@ import type { Io } from "./io.ts";
  *
  * @returns Lines for the text view and an object for `--json`.
  */
-export async function describeScope(tool: ToolDefinition, config: Config, io: Io): Promise<{ text: string[]; json: unknown }> {
+export async function describeScope(
+  tool: ToolDefinition,
+  config: Config,
+  io: Io,
+): Promise<{ text: string[]; json: unknown }> {
   const caps = await probeMachine();
   const pool = new WorkerPool();
   try {
@@ -33,9 +37,13 @@ export async function describeScope(tool: ToolDefinition, config: Config, io: Io
     });
     const plan = await calls.plan(tool, { args: {} });
     const s = plan.resolution.scope;
-    const show = (v: true | string[]) => (v === true ? "unrestricted" : v.length === 0 ? "none" : v.join(", "));
+    const show = (
+      v: true | string[],
+    ) => (v === true ? "unrestricted" : v.length === 0 ? "none" : v.join(", "));
     const text = [
-      `  mode:   ${config.sandbox}${plan.resolution.declared ? "" : " (tool undeclared: default scope)"}`,
+      `  mode:   ${config.sandbox}${
+        plan.resolution.declared ? "" : " (tool undeclared: default scope)"
+      }`,
       `  read:   ${show(s.read)}`,
       `  write:  ${show(s.write)}`,
       `  net:    ${show(s.net)}`,
@@ -45,14 +53,32 @@ export async function describeScope(tool: ToolDefinition, config: Config, io: Io
       "",
       "  Enforcement on this machine:",
       ...plan.confinement.layers.map((l) =>
-        `    ${l.kind.padEnd(5)} ${l.entry}: ${l.enforcedBy.length ? l.enforcedBy.join(" + ") : "NOT ENFORCED"}${l.note ? ` (${l.note})` : ""}`
+        `    ${l.kind.padEnd(5)} ${l.entry}: ${
+          l.enforcedBy.length ? l.enforcedBy.join(" + ") : "NOT ENFORCED"
+        }${l.note ? ` (${l.note})` : ""}`
       ),
     ];
-    if (plan.confinement.refused) text.push(`  refused in strict mode: ${plan.confinement.refused}`);
-    return { text, json: { ...plan.resolution, layers: plan.confinement.layers, netns: plan.confinement.netns, refused: plan.confinement.refused ?? null } };
+    if (plan.confinement.refused) {
+      text.push(`  refused in strict mode: ${plan.confinement.refused}`);
+    }
+    return {
+      text,
+      json: {
+        ...plan.resolution,
+        layers: plan.confinement.layers,
+        netns: plan.confinement.netns,
+        refused: plan.confinement.refused ?? null,
+      },
+    };
   } catch (error) {
     if (error instanceof HarnessError) {
-      return { text: [`  cannot run here: ${error.message}`, ...(error.hint ? [`  hint: ${error.hint}`] : [])], json: { error: error.message, hint: error.hint ?? null } };
+      return {
+        text: [
+          `  cannot run here: ${error.message}`,
+          ...(error.hint ? [`  hint: ${error.hint}`] : []),
+        ],
+        json: { error: error.message, hint: error.hint ?? null },
+      };
     }
     throw error;
   } finally {

@@ -189,7 +189,9 @@ export function parseConfigText(file: string, text: string): JsonObject {
       const path = [...where, ...problems[0].path];
       const node = findNode(root, path);
       const { line, column } = locate(text, node?.offset ?? 0);
-      throw new ConfigError(file, `${path.join(".")}: ${problems[0].message}`, { line, column });
+      // The problem message starts with "permissions…"; prefix the keys above it.
+      const above = where.slice(0, -1).map((s) => `${s}.`).join("");
+      throw new ConfigError(file, `${above}${problems[0].message}`, { line, column });
     }
   }
   return value;
@@ -254,12 +256,14 @@ function buildConfig(
   const paths = (key: string) => ((tools[key] ?? []) as string[]).map((p) => resolvePath(base, p));
   const overrides: Record<string, ToolOverride> = {};
   for (const [name, o] of Object.entries((tools.overrides ?? {}) as JsonObject)) {
-    overrides[name] = o as ToolOverride;
+    const override = { ...(o as ToolOverride) };
+    if (override.permissions) override.permissions = resolveScopePaths(override.permissions, base);
+    overrides[name] = override;
   }
   const config: Config = {
     projectDir: options.projectDir,
     sandbox: (value.sandbox as Config["sandbox"] | undefined) ?? "auto",
-    ceiling: (value.permissions ?? {}) as PermissionScope,
+    ceiling: resolveScopePaths((value.permissions ?? {}) as PermissionScope, base),
     tools: {
       octomindDirs: paths("octomindDirs"),
       nanocoderDirs: paths("nanocoderDirs"),
@@ -307,6 +311,14 @@ function buildConfig(
     config.provider.parallelToolCalls = provider.parallelToolCalls;
   }
   return config;
+}
+
+/** Makes the `read` and `write` paths of a scope in the config absolute (against the file). */
+function resolveScopePaths(scope: PermissionScope, base: string): PermissionScope {
+  const out: PermissionScope = { ...scope };
+  if (out.read) out.read = out.read.map((p) => resolvePath(base, p));
+  if (out.write) out.write = out.write.map((p) => resolvePath(base, p));
+  return out;
 }
 
 function trimSlash(url: string): string {

@@ -7,7 +7,7 @@
  * @module
  */
 import { restrictSelf, unshareNetwork } from "./landlock.ts";
-import { runProcess } from "./process.ts";
+import { runProcess, setThreadProcessDefaults } from "./process.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 /** A built-in tool module: what `tools/mod.ts` exports per tool. */
@@ -37,6 +37,12 @@ export function serveWorker(
   const aborts = new Map<number, AbortController>();
   let groupKill = false;
 
+  const killVia = (id: number) => (pid: number, signal: Deno.Signal) => {
+    if (!groupKill) return false;
+    post({ type: "kill", id, pid, signal });
+    return true;
+  };
+
   const onProcess = async (id: number, msg: Extract<ToWorker, { type: "process" }>) => {
     const ac = new AbortController();
     aborts.set(id, ac);
@@ -44,11 +50,7 @@ export function serveWorker(
       const result = await runProcess(msg.spec, {
         signal: ac.signal,
         onSpawn: (pid) => post({ type: "spawned", id, pid }),
-        killGroup: (pid, signal) => {
-          if (!groupKill) return false;
-          post({ type: "kill", id, pid, signal });
-          return true;
-        },
+        killGroup: killVia(id),
       });
       post({ type: "process-result", id, result });
     } catch (err) {
@@ -69,11 +71,18 @@ export function serveWorker(
       });
       return;
     }
+    const ac = new AbortController();
+    aborts.set(msg.id, ac);
+    const ctx = msg.ctx !== null && typeof msg.ctx === "object"
+      ? { ...msg.ctx, signal: ac.signal }
+      : msg.ctx;
     try {
-      const out = await mod.execute(msg.args, msg.ctx);
+      const out = await mod.execute(msg.args, ctx);
       post({ type: "module-result", id: msg.id, content: out.content, isError: !!out.isError });
     } catch (err) {
       post({ type: "module-result", id: msg.id, content: describeError(err), isError: true });
+    } finally {
+      aborts.delete(msg.id);
     }
   };
 
@@ -83,6 +92,7 @@ export function serveWorker(
       case "init":
         try {
           groupKill = msg.groupKill;
+          setThreadProcessDefaults({ killGroup: killVia(-1), setsid: msg.setsid });
           if (msg.netns) unshareNetwork();
           const report = msg.landlock ? restrictSelf(msg.landlock) : undefined;
           post(report ? { type: "ready", report } : { type: "ready" });

@@ -9,10 +9,16 @@
  * @module
  */
 import type { Config } from "../config/load.ts";
-import { HarnessError } from "../errors.ts";
+import { DeniedError, HarnessError } from "../errors.ts";
 import type { JsonObject, ToolDefinition } from "../types.ts";
 import type { ApprovalPolicy, CallFailure, CallRequest, CallResult } from "./call_types.ts";
-import { type Confinement, type MachineCaps, planConfinement, workerKeyFor, wrapSpec } from "./confine.ts";
+import {
+  type Confinement,
+  type MachineCaps,
+  planConfinement,
+  workerKeyFor,
+  wrapSpec,
+} from "./confine.ts";
 import { prepareCall, renderResult } from "./conventions/mod.ts";
 import type { Prepared } from "./conventions/types.ts";
 import type { ProcessResult } from "./process.ts";
@@ -74,7 +80,8 @@ export class CallPath {
    */
   async call(request: CallRequest, signal?: AbortSignal): Promise<CallResult> {
     const started = (this.#deps.now ?? performance.now.bind(performance))();
-    const elapsed = () => Math.round((this.#deps.now ?? performance.now.bind(performance))() - started);
+    const elapsed = () =>
+      Math.round((this.#deps.now ?? performance.now.bind(performance))() - started);
     const checked = await this.#check(request);
     if ("failure" in checked) return { ...checked.failure, durationMs: elapsed() };
     const { tool, args } = checked;
@@ -90,32 +97,66 @@ export class CallPath {
     }
     let plan: Awaited<ReturnType<CallPath["plan"]>>;
     try {
-      plan = await this.plan(tool, { args, ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}) });
+      plan = await this.plan(tool, {
+        args,
+        ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}),
+      });
     } catch (error) {
-      if (error instanceof HarnessError) {
-        return failed(`Denied: ${error.message}.`, "denied", elapsed(), { reason: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+      if (error instanceof DeniedError) {
+        return failed(`Denied: ${error.message}.`, "denied", elapsed(), {
+          reason: error.message,
+          ...(error.hint ? { hint: error.hint } : {}),
+        });
       }
       throw error;
     }
     if (plan.confinement.refused) {
-      return failed(`Refused: ${plan.confinement.refused}.`, "refused", elapsed(), { reason: plan.confinement.refused });
+      return failed(`Refused: ${plan.confinement.refused}.`, "refused", elapsed(), {
+        reason: plan.confinement.refused,
+      });
     }
-    const warnings = plan.confinement.layers.filter((l) => l.enforcedBy.length === 0 && l.note).map((l) => `${tool.name}: ${l.note}`);
-    const key = workerKeyFor(plan.resolution.scope, plan.confinement, plan.prepared ? plan.prepared.spec.program : null);
+    const warnings = plan.confinement.layers.filter((l) => l.enforcedBy.length === 0 && l.note).map(
+      (l) => `${tool.name}: ${l.note}`,
+    );
+    const key = workerKeyFor(
+      plan.resolution.scope,
+      plan.confinement,
+      plan.prepared ? plan.prepared.spec.program : null,
+    );
     try {
       if (!plan.prepared) {
         const out = await this.#deps.pool.runModule(key, tool.name, args, {
           projectDir: this.#deps.config.projectDir,
           options: this.#deps.builtinOptions?.[tool.name] ?? {},
         }, { ...(signal ? { signal } : {}), timeoutMs: tool.timeoutMs });
-        return { ok: !out.isError, content: out.content, exitCode: null, signal: null, timedOut: false, truncated: false, durationMs: elapsed(), ...(out.isError ? { failure: "tool-failed" as const } : {}), warnings };
+        return {
+          ok: !out.isError,
+          content: out.content,
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          truncated: false,
+          durationMs: elapsed(),
+          ...(out.isError ? { failure: "tool-failed" as const } : {}),
+          warnings,
+        };
       }
       const spec = wrapSpec(plan.prepared.spec, plan.confinement);
       const result = await this.#deps.pool.runProcess(key, spec, signal ? { signal } : {});
-      return this.#result(tool, result, elapsed(), warnings);
+      return this.#result(tool, result, plan.prepared, elapsed(), warnings);
     } catch (error) {
+      if (error instanceof DeniedError) {
+        return failed(`Denied: ${error.message}.`, "denied", elapsed(), {
+          reason: error.message,
+          ...(error.hint ? { hint: error.hint } : {}),
+        });
+      }
       if (error instanceof HarnessError) {
-        return failed(`Denied: ${error.message}.`, "denied", elapsed(), { reason: error.message, ...(error.hint ? { hint: error.hint } : {}) });
+        return failed(
+          `The tool could not run: ${error.message}${error.hint ? ` (${error.hint})` : ""}.`,
+          "tool-failed",
+          elapsed(),
+        );
       }
       throw error;
     }
@@ -129,10 +170,19 @@ export class CallPath {
   async dryRun(request: CallRequest): Promise<DryRun> {
     const checked = await this.#check(request);
     if ("failure" in checked) {
-      throw new HarnessError(checked.failure.content, checked.failure.failure === "unknown-tool" || checked.failure.failure === "invalid-arguments" ? 2 : 5);
+      throw new HarnessError(
+        checked.failure.content,
+        checked.failure.failure === "unknown-tool" ||
+          checked.failure.failure === "invalid-arguments"
+          ? 2
+          : 5,
+      );
     }
     const { tool, args } = checked;
-    const plan = await this.plan(tool, { args, ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}) });
+    const plan = await this.plan(tool, {
+      args,
+      ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}),
+    });
     const p = plan.prepared;
     const wrapped = p ? wrapSpec(p.spec, plan.confinement) : undefined;
     return {
@@ -154,11 +204,20 @@ export class CallPath {
    *
    * @throws {DeniedError} When the scope needs a permission harness lacks.
    */
-  async plan(tool: ToolDefinition, input: { args: JsonObject; rawArguments?: string }): Promise<{ resolution: ScopeResolution; prepared?: Prepared; confinement: Confinement }> {
+  async plan(
+    tool: ToolDefinition,
+    input: { args: JsonObject; rawArguments?: string },
+  ): Promise<{ resolution: ScopeResolution; prepared?: Prepared; confinement: Confinement }> {
     const config = this.#deps.config;
     const resolution = resolveScope(tool, config);
     if (tool.runner.kind === "module") {
-      const confinement = planConfinement(resolution.scope, this.#deps.caps, config.sandbox, null, config.projectDir);
+      const confinement = planConfinement(
+        resolution.scope,
+        this.#deps.caps,
+        config.sandbox,
+        null,
+        config.projectDir,
+      );
       return { resolution, confinement };
     }
     const env = filterEnv(this.#deps.env, resolution.scope.env, resolution.withheld);
@@ -172,18 +231,35 @@ export class CallPath {
     if (!resolution.scope.run.includes(prepared.spec.program)) {
       resolution.scope.run = [prepared.spec.program, ...resolution.scope.run];
     }
-    const confinement = planConfinement(resolution.scope, this.#deps.caps, config.sandbox, prepared.spec.program, config.projectDir, {
-      ...(this.#deps.tmpDir ? { tmpDir: this.#deps.tmpDir } : {}),
-      ...(env.PATH ? { path: env.PATH } : {}),
-    });
+    const confinement = planConfinement(
+      resolution.scope,
+      this.#deps.caps,
+      config.sandbox,
+      prepared.spec.program,
+      config.projectDir,
+      {
+        ...(this.#deps.tmpDir ? { tmpDir: this.#deps.tmpDir } : {}),
+        ...(env.PATH ? { path: env.PATH } : {}),
+      },
+    );
     return { resolution, prepared, confinement };
   }
 
-  async #check(request: CallRequest): Promise<{ tool: ToolDefinition; args: JsonObject } | { failure: CallResult }> {
+  async #check(
+    request: CallRequest,
+  ): Promise<{ tool: ToolDefinition; args: JsonObject } | { failure: CallResult }> {
     const tool = this.#deps.lookup(request.name);
     if (!tool) {
       const names = this.#deps.names();
-      return { failure: failed(`Unknown tool "${request.name}". Available tools: ${names.join(", ") || "(none)"}. Call one of them instead.`, "unknown-tool", 0) };
+      return {
+        failure: failed(
+          `Unknown tool "${request.name}". Available tools: ${
+            names.join(", ") || "(none)"
+          }. Call one of them instead.`,
+          "unknown-tool",
+          0,
+        ),
+      };
     }
     let args: unknown = request.args;
     if (args === undefined) {
@@ -191,21 +267,51 @@ export class CallPath {
       try {
         args = text === "" ? {} : JSON.parse(text);
       } catch (error) {
-        return { failure: failed(`Arguments of "${tool.name}" are not valid JSON (${(error as Error).message}). Send the call again with a JSON object as arguments.`, "invalid-arguments", 0) };
+        return {
+          failure: failed(
+            `Arguments of "${tool.name}" are not valid JSON (${
+              (error as Error).message
+            }). Send the call again with a JSON object as arguments.`,
+            "invalid-arguments",
+            0,
+          ),
+        };
       }
     }
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
-      return { failure: failed(`Arguments of "${tool.name}" must be a JSON object, got ${Array.isArray(args) ? "an array" : JSON.stringify(args)}. Send an object such as {"name": "value"}.`, "invalid-arguments", 0) };
+      return {
+        failure: failed(
+          `Arguments of "${tool.name}" must be a JSON object, got ${
+            Array.isArray(args) ? "an array" : JSON.stringify(args)
+          }. Send an object such as {"name": "value"}.`,
+          "invalid-arguments",
+          0,
+        ),
+      };
     }
     const problems = await this.#validator.validate(tool, args);
     if (problems) {
-      return { failure: failed(`Tool "${tool.name}" was called with invalid arguments: ${problems}. Rewrite the arguments so they satisfy the tool's schema: ${JSON.stringify(tool.parameters)}`, "invalid-arguments", 0) };
+      return {
+        failure: failed(
+          `Tool "${tool.name}" was called with invalid arguments: ${problems}. Rewrite the arguments so they satisfy the tool's schema: ${
+            JSON.stringify(tool.parameters)
+          }`,
+          "invalid-arguments",
+          0,
+        ),
+      };
     }
     return { tool, args: args as JsonObject };
   }
 
-  #result(tool: ToolDefinition, result: ProcessResult, durationMs: number, warnings: string[]): CallResult {
-    const rendered = renderResult(tool, result);
+  #result(
+    tool: ToolDefinition,
+    result: ProcessResult,
+    prepared: Prepared,
+    durationMs: number,
+    warnings: string[],
+  ): CallResult {
+    const rendered = renderResult(tool, result, prepared.spec);
     const ok = !rendered.isError && !result.timedOut && !result.spawnError && result.code === 0;
     const out: CallResult = {
       ok,
@@ -228,11 +334,26 @@ function failed(
   durationMs: number,
   denied?: { reason: string; hint?: string },
 ): CallResult {
-  return { ok: false, content, exitCode: null, signal: null, timedOut: false, truncated: false, durationMs, failure, ...(denied ? { denied } : {}), warnings: [] };
+  return {
+    ok: false,
+    content,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    truncated: false,
+    durationMs,
+    failure,
+    ...(denied ? { denied } : {}),
+    warnings: [],
+  };
 }
 
 /** The environment a tool may see: all of it (minus withheld names) or the listed names. */
-export function filterEnv(env: Record<string, string>, allowed: true | string[], withheld: string[]): Record<string, string> {
+export function filterEnv(
+  env: Record<string, string>,
+  allowed: true | string[],
+  withheld: string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   if (allowed === true) {
     for (const [k, v] of Object.entries(env)) if (!withheld.includes(k)) out[k] = v;

@@ -22,7 +22,13 @@ const FULL: MachineCaps = {
   netnsPrivileged: true,
 };
 const USER: MachineCaps = { ...FULL, netnsPrivileged: false };
-const BARE: MachineCaps = { ...FULL, bwrap: null, unshare: null, userns: false, netnsPrivileged: false };
+const BARE: MachineCaps = {
+  ...FULL,
+  bwrap: null,
+  unshare: null,
+  userns: false,
+  netnsPrivileged: false,
+};
 const NO_LL: MachineCaps = { ...FULL, landlockAbi: 0 };
 
 const scope = (s: Partial<ResolvedScope> = {}): ResolvedScope => ({
@@ -36,7 +42,12 @@ const scope = (s: Partial<ResolvedScope> = {}): ResolvedScope => ({
 
 Deno.test("planConfinement() leaves a built-in module to Deno alone", () => {
   const p = planConfinement(scope(), FULL, "strict", null, "/proj");
-  assertEquals([p.landlock, p.netns, p.refused, p.wrapper], [undefined, "none", undefined, undefined]);
+  assertEquals([p.landlock, p.netns, p.refused, p.wrapper], [
+    undefined,
+    "none",
+    undefined,
+    undefined,
+  ]);
   ok(p.layers.every((l) => l.enforcedBy.join() === "deno"));
   assertEquals(p.layers.find((l) => l.kind === "net")?.entry, "(none)");
 });
@@ -64,7 +75,13 @@ Deno.test("planConfinement() allows the port of a host:port and says the host is
 });
 
 Deno.test("planConfinement() allows any port for a host without one", () => {
-  const p = planConfinement(scope({ net: ["a.example:443", "b.example"] }), FULL, "strict", "bash", "/p");
+  const p = planConfinement(
+    scope({ net: ["a.example:443", "b.example"] }),
+    FULL,
+    "strict",
+    "bash",
+    "/p",
+  );
   assertEquals(p.landlock?.connectTcp, "any");
 });
 
@@ -118,7 +135,13 @@ Deno.test("planConfinement() names the fix when Landlock is missing", () => {
   ok(strict.refused?.includes("--allow-ffi"), strict.refused);
   const old = planConfinement(scope({ net: true }), NO_LL, "strict", "bash", "/p");
   ok(old.refused?.includes("Linux 5.13"), old.refused);
-  const mac = planConfinement(scope({ net: true }), { ...NO_LL, os: "darwin" }, "strict", "x", "/p");
+  const mac = planConfinement(
+    scope({ net: true }),
+    { ...NO_LL, os: "darwin" },
+    "strict",
+    "x",
+    "/p",
+  );
   ok(mac.refused?.includes("needs Linux"), mac.refused);
 });
 
@@ -140,7 +163,13 @@ Deno.test("planConfinement() grants the private temp dir", () => {
 Deno.test("planConfinement() lets a script's interpreter and run entries execute", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/tool`, "#!/usr/bin/env bash\necho\n", { mode: 0o755 });
-  const p = planConfinement(scope({ run: ["git-nope-xyz", "bash"] }), FULL, "auto", `${dir}/tool`, dir);
+  const p = planConfinement(
+    scope({ run: ["git-nope-xyz", "bash"] }),
+    FULL,
+    "auto",
+    `${dir}/tool`,
+    dir,
+  );
   const bash = resolveProgram("bash", "/usr/bin:/bin");
   ok(p.landlock?.exec.includes(`${dir}/tool`));
   ok(bash !== undefined && p.landlock?.exec.includes(bash));
@@ -191,7 +220,14 @@ Deno.test("wrapSpec() puts the wrapper in front of the program", () => {
   };
   const plan = planConfinement(scope(), USER, "auto", "bash", "/p");
   const w = wrapSpec(spec, plan);
-  assertEquals([w.program, w.args], ["/usr/bin/unshare", ["--user", "--net", "--", "bash", "-c", "x"]]);
+  assertEquals([w.program, w.args], ["/usr/bin/unshare", [
+    "--user",
+    "--net",
+    "--",
+    "bash",
+    "-c",
+    "x",
+  ]]);
   assertEquals(wrapSpec(spec, planConfinement(scope(), FULL, "auto", "bash", "/p")), spec);
 });
 

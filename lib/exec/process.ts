@@ -5,12 +5,16 @@
  *
  * @module
  */
+import { BUSY, describeSpawnError, findSetsid, setsidFailure, spawnChild } from "./_spawn.ts";
 import { OutputCapture } from "./capture.ts";
+
+export { describeSpawnError, findSetsid, readShebang } from "./_spawn.ts";
 
 /** What to run. */
 export interface ProcessSpec {
   /** An absolute path, or a name resolved through `env.PATH`. */
   program: string;
+  /** Arguments after the program name. */
   args: string[];
   /** Absolute working directory. */
   cwd: string;
@@ -18,6 +22,7 @@ export interface ProcessSpec {
   env: Record<string, string>;
   /** Bytes written to stdin and then closed, or `"null"` for /dev/null. */
   stdin: Uint8Array | "null";
+  /** After this long the process group gets SIGTERM, then SIGKILL. */
   timeoutMs: number;
   /** Cap per stream; the first and last halves are kept, memory stays bounded. */
   maxOutputBytes: number;
@@ -25,7 +30,9 @@ export interface ProcessSpec {
 
 /** Why a process could not be started. */
 export interface SpawnError {
+  /** The cause: no such program, not executable, outside the Deno run permission, other. */
   kind: "not-found" | "permission-denied" | "not-capable" | "other";
+  /** What failed and how to fix it. */
   message: string;
 }
 
@@ -33,16 +40,21 @@ export interface SpawnError {
 export interface ProcessResult {
   /** Lossy UTF-8 (U+FFFD for invalid bytes), with an omission marker when truncated. */
   stdout: string;
+  /** Like `stdout`. */
   stderr: string;
   /** Exit code, `null` when killed by a signal or never started. */
   code: number | null;
+  /** The signal that ended the process, or null. */
   signal: Deno.Signal | null;
+  /** The timeout fired. */
   timedOut: boolean;
   /** The call was cancelled through its AbortSignal. */
   aborted: boolean;
   /** Some output was dropped (see {@linkcode ProcessSpec.maxOutputBytes}). */
   truncated: boolean;
+  /** Wall-clock time of the call. */
   durationMs: number;
+  /** Set when the process could not start; the other fields are then empty. */
   spawnError?: SpawnError;
   /** Things the caller should know, e.g. that the process group could not be killed. */
   notes: string[];
@@ -56,7 +68,7 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => void;
   /**
    * Sends a signal to a process group. Returns false when that is not possible, and
-   * the child alone is signalled instead. @default `Deno.kill(-pid, sig)`
+   * the child alone is signalled instead. @default the thread's ({@linkcode setThreadProcessDefaults}), else `Deno.kill(-pid, sig)`
    */
   killGroup?: (pid: number, sig: Deno.Signal) => boolean;
 }
@@ -65,7 +77,7 @@ export interface RunProcessOptions {
 export const KILL_GRACE_MS = 200;
 /** How long output may still be drained after the process group is gone. */
 export const DRAIN_GRACE_MS = 250;
-/** Spawn attempts when the program is being written (ETXTBSY), and the delay between them. */
+/** Start attempts when the program is still open for writing (ETXTBSY). */
 export const SPAWN_ATTEMPTS = 5;
 /** Delay between spawn attempts on ETXTBSY. */
 export const SPAWN_RETRY_MS = 20;
@@ -85,14 +97,40 @@ export function defaultKillGroup(pid: number, sig: Deno.Signal): boolean {
   }
 }
 
+/** How this thread starts and kills process groups when a call does not say. */
+interface ThreadDefaults {
+  killGroup: (pid: number, sig: Deno.Signal) => boolean;
+  /** The `setsid` program; undefined until looked up. */
+  setsid: string | null | undefined;
+}
+
+const thread: ThreadDefaults = { killGroup: defaultKillGroup, setsid: undefined };
+
+/**
+ * Sets how {@linkcode runProcess} starts and kills process groups on this thread when
+ * a call does not say. A tool Worker sets both on start: it may not look `setsid` up
+ * (no read permission) nor kill a group (no unrestricted run), so the parent passes
+ * the path and kills groups for it, also for built-in tools that spawn (`shell`).
+ *
+ * @param defaults The group killer and/or the `setsid` program (null: use `detached`).
+ */
+export function setThreadProcessDefaults(
+  defaults: { killGroup?: ThreadDefaults["killGroup"]; setsid?: string | null },
+): void {
+  if (defaults.killGroup !== undefined) thread.killGroup = defaults.killGroup;
+  if (defaults.setsid !== undefined) thread.setsid = defaults.setsid;
+}
+
 /**
  * Runs a process to completion and captures its output.
  *
- * The child starts in its own process group (`detached`), with exactly `spec.env`.
- * stdin is written while stdout and stderr drain, and write errors (EPIPE from a
- * child that never reads) are ignored. On timeout or abort the group gets SIGTERM and,
- * {@linkcode KILL_GRACE_MS} later, SIGKILL; after exit the group always gets SIGKILL to
- * reap stragglers. Tool failures never throw: they are fields of the result.
+ * The child starts in a new session (through `setsid`, else `detached`), with exactly
+ * `spec.env`. stdin is written while stdout and stderr drain, and write errors (EPIPE
+ * from a child that never reads) are ignored. On timeout or abort the group gets
+ * SIGTERM and, {@linkcode KILL_GRACE_MS} later, SIGKILL; after exit the group always
+ * gets SIGKILL to reap stragglers. A program that is still open for writing (ETXTBSY)
+ * is started again up to {@linkcode SPAWN_ATTEMPTS} times. Tool failures never throw:
+ * they are fields of the result.
  *
  * @param spec What to run.
  * @param opts Abort signal, spawn callback, group killer.
@@ -103,7 +141,22 @@ export async function runProcess(
   opts: RunProcessOptions = {},
 ): Promise<ProcessResult> {
   const started = performance.now();
-  const result = (fields: Partial<ProcessResult>): ProcessResult => ({
+  thread.setsid ??= findSetsid();
+  for (let attempt = 1;; attempt++) {
+    const r = await runOnce(spec, opts, started, thread.setsid);
+    if (r !== BUSY) return r;
+    if (attempt >= SPAWN_ATTEMPTS) {
+      const busy = new Error("Text file busy: the program is still being written");
+      return resultOf(started, {
+        spawnError: describeSpawnError(spec.program, spec.env.PATH, busy),
+      });
+    }
+    await new Promise((r) => setTimeout(r, SPAWN_RETRY_MS));
+  }
+}
+
+function resultOf(started: number, fields: Partial<ProcessResult>): ProcessResult {
+  return {
     stdout: "",
     stderr: "",
     code: null,
@@ -114,29 +167,37 @@ export async function runProcess(
     durationMs: performance.now() - started,
     notes: [],
     ...fields,
-  });
-  if (opts.signal?.aborted) return result({ aborted: true });
+  };
+}
+
+async function runOnce(
+  spec: ProcessSpec,
+  opts: RunProcessOptions,
+  started: number,
+  setsid: string | null,
+): Promise<ProcessResult | typeof BUSY> {
+  if (opts.signal?.aborted) return resultOf(started, { aborted: true });
+  const spawned = spawnChild(spec, setsid);
+  if (spawned === BUSY) return BUSY;
+  if ("kind" in spawned) return resultOf(started, { spawnError: spawned });
+  const child = spawned;
   const outCap = new OutputCapture(spec.maxOutputBytes);
   const errCap = new OutputCapture(spec.maxOutputBytes);
-  const spawned = await spawnWithRetry(spec);
-  if ("kind" in spawned) return result({ spawnError: spawned });
-  const child = spawned;
   const notes: string[] = [];
-  const killGroup = opts.killGroup ?? defaultKillGroup;
+  const killGroup = opts.killGroup ?? thread.killGroup;
   let fellBack = false;
   const kill = (sig: Deno.Signal) => {
-    if (!fellBack && killGroup(child.pid, sig)) return;
-    if (!fellBack) {
-      fellBack = true;
-      notes.push(
-        "The process group could not be killed (needs unrestricted --allow-run): only the tool process was signalled, its children may survive",
-      );
-    }
+    // The child itself too: until `setsid` has run, its process group does not exist.
     try {
       child.kill(sig);
     } catch {
       // Already exited.
     }
+    if (fellBack || killGroup(child.pid, sig)) return;
+    fellBack = true;
+    notes.push(
+      "The process group could not be killed (needs unrestricted --allow-run): only the tool process was signalled, its children may survive",
+    );
   };
 
   let timedOut = false;
@@ -162,8 +223,8 @@ export async function runProcess(
   opts.onSpawn?.(child.pid);
   if (opts.signal?.aborted && !aborted) onAbort();
 
-  const stdoutReader = child.stdout.getReader();
-  const stderrReader = child.stderr.getReader();
+  const stdoutReader = readerOf(child.stdout);
+  const stderrReader = readerOf(child.stderr);
   const drains = Promise.all([drain(stdoutReader, outCap), drain(stderrReader, errCap)]);
   if (spec.stdin !== "null") void writeStdin(child.stdin, spec.stdin);
   const status = await child.status;
@@ -176,10 +237,16 @@ export async function runProcess(
 
   const out = outCap.finish();
   const err = errCap.finish();
-  return result({
+  const code = status.signal === null ? status.code : null;
+  if (setsid !== null && out.text === "") {
+    const failure = setsidFailure(spec, code, err.text);
+    if (failure === BUSY) return BUSY;
+    if (failure !== undefined) return resultOf(started, { spawnError: failure });
+  }
+  return resultOf(started, {
     stdout: out.text,
     stderr: err.text,
-    code: status.signal === null ? status.code : null,
+    code,
     signal: status.signal,
     timedOut,
     aborted,
@@ -188,106 +255,20 @@ export async function runProcess(
   });
 }
 
-async function spawnWithRetry(spec: ProcessSpec): Promise<Deno.ChildProcess | SpawnError> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return new Deno.Command(spec.program, {
-        args: spec.args,
-        cwd: spec.cwd,
-        env: spec.env,
-        clearEnv: true,
-        stdin: spec.stdin === "null" ? "null" : "piped",
-        stdout: "piped",
-        stderr: "piped",
-        detached: true,
-      }).spawn();
-    } catch (err) {
-      const busy = err instanceof Error && /os error 26\b|Text file busy/.test(err.message);
-      if (busy && attempt < SPAWN_ATTEMPTS) {
-        await new Promise((r) => setTimeout(r, SPAWN_RETRY_MS));
-        continue;
+/** Read buffer size: one pipe's worth, reused for every read (no allocation per chunk). */
+const READ_CHUNK = 65536;
+
+async function drain(reader: StreamReader, cap: OutputCapture): Promise<void> {
+  try {
+    if (reader instanceof ReadableStreamBYOBReader) {
+      let buf = new ArrayBuffer(READ_CHUNK);
+      for (;;) {
+        const { done, value } = await reader.read(new Uint8Array(buf));
+        if (done || value === undefined) return;
+        cap.push(value);
+        buf = value.buffer as ArrayBuffer;
       }
-      return describeSpawnError(spec.program, spec.env.PATH, err);
     }
-  }
-}
-
-/**
- * Turns a spawn failure into a message that names the cause and the fix. For a
- * program that exists but "is not found", the missing `#!` interpreter is named when
- * the script can be read (inside a scoped Worker it may not be: the parent can call
- * this again).
- *
- * @param program The program as given.
- * @param path The child's PATH, used to resolve a bare name.
- * @param err What `Deno.Command.spawn()` threw.
- * @returns The classified error.
- */
-export function describeSpawnError(
-  program: string,
-  path: string | undefined,
-  err: unknown,
-): SpawnError {
-  const detail = err instanceof Error ? err.message : String(err);
-  if (err instanceof Deno.errors.NotCapable) {
-    return {
-      kind: "not-capable",
-      message:
-        `Cannot start "${program}": it is outside the tool's run permission: add it to the tool's "run" permission`,
-    };
-  }
-  if (err instanceof Deno.errors.PermissionDenied) {
-    return {
-      kind: "permission-denied",
-      message:
-        `Cannot start "${program}": permission denied: make it executable (chmod +x) and check that its directory is in the tool's exec paths`,
-    };
-  }
-  if (err instanceof Deno.errors.NotFound) {
-    const resolved = program.includes("/") ? program : undefined;
-    const interpreter = resolved === undefined ? undefined : readShebang(resolved);
-    if (interpreter !== undefined) {
-      return {
-        kind: "not-found",
-        message:
-          `Cannot start "${program}": its interpreter "${interpreter}" (from the "#!" line) does not exist: install it or fix the "#!" line`,
-      };
-    }
-    return {
-      kind: "not-found",
-      message: resolved === undefined
-        ? `Cannot start "${program}": no such program in PATH "${
-          path ?? ""
-        }": install it or give an absolute path`
-        : `Cannot start "${program}": no such file: check the path`,
-    };
-  }
-  return { kind: "other", message: `Cannot start "${program}": ${detail}` };
-}
-
-/** The interpreter named by the `#!` line of `file`, when the file exists and has one. */
-export function readShebang(file: string): string | undefined {
-  try {
-    const f = Deno.openSync(file, { read: true });
-    try {
-      const buf = new Uint8Array(256);
-      const n = f.readSync(buf) ?? 0;
-      const line = new TextDecoder().decode(buf.subarray(0, n)).split("\n")[0];
-      if (!line.startsWith("#!")) return undefined;
-      return line.slice(2).trim().split(/\s+/)[0] || undefined;
-    } finally {
-      f.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
-async function drain(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  cap: OutputCapture,
-): Promise<void> {
-  try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
@@ -298,10 +279,21 @@ async function drain(
   }
 }
 
+type StreamReader = ReadableStreamBYOBReader | ReadableStreamDefaultReader<Uint8Array>;
+
+/** A BYOB reader when the stream supports one (Deno's pipes do), else a default reader. */
+function readerOf(stream: ReadableStream<Uint8Array>): StreamReader {
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return stream.getReader();
+  }
+}
+
 /** Waits for both streams to end, then cancels readers still held open by escaped processes. */
 async function settleDrains(
   drains: Promise<unknown>,
-  readers: ReadableStreamDefaultReader<Uint8Array>[],
+  readers: StreamReader[],
 ): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), DRAIN_GRACE_MS));

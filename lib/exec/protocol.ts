@@ -2,7 +2,8 @@
  * The messages between the WorkerPool (main thread) and a tool Worker.
  *
  * A worker receives `init` once, confines its own thread, answers `ready` (or
- * `init-error`), then serves `process` and `module` calls by id. While a process
+ * `init-error`), then serves `process` and `module` calls by id. A module call's
+ * object `ctx` gets the Worker's own `signal`, which an `abort` message fires. While a process
  * runs, the worker asks the parent to signal its process group (`kill`), because a
  * scoped worker may not `Deno.kill(-pgid)` itself.
  *
@@ -29,6 +30,8 @@ export type ToWorker =
     netns?: boolean;
     /** Whether the parent can kill process groups; otherwise the worker kills the child only. */
     groupKill: boolean;
+    /** The `setsid` program (the Worker may not look it up), or null to use `detached`. */
+    setsid: string | null;
   }
   | { type: "process"; id: number; spec: ProcessSpec }
   | { type: "module"; id: number; moduleId: string; args: unknown; ctx: unknown }

@@ -111,25 +111,32 @@ export function resolveScope(
   let scope = declared ? fromDeclaration(tool.permissions!, project) : defaultScope(tool, config);
   if (!declared) notes.push(`undeclared: the ${config.sandbox} default scope applies`);
   const program = options.program ?? toolProgram(tool);
-  if (program !== undefined && !scope.run.includes(program)) scope.run = [program, ...scope.run];
+  if (program !== undefined) scope.run = [program, ...scope.run.filter((x) => x !== program)];
   if (tool.runner.kind === "argv") {
     const pass = tool.runner.envPassthrough;
     if (scope.env !== true) scope.env = unique([...scope.env, ...(declared ? [] : pass)]);
   }
   const override = config.tools.overrides[tool.name]?.permissions;
   if (override) {
-    scope = intersect(scope, fromDeclaration(override, project), project);
+    // Like the ceiling, an override narrows only the kinds it names.
+    scope = intersect(scope, fromDeclaration(override, project, true), override, program);
     notes.push("narrowed by tools.overrides in harness.jsonc");
   }
   if (Object.keys(config.ceiling).length > 0) {
-    scope = intersect(scope, fromDeclaration(config.ceiling, project, true), project);
+    scope = intersect(
+      scope,
+      fromDeclaration(config.ceiling, project, true),
+      config.ceiling,
+      program,
+    );
     notes.push("limited by the permissions ceiling in harness.jsonc");
   }
+  scope = withinGrant(tool, scope, grant, declared, notes);
   if (tool.runner.kind !== "module" && scope.env !== true) {
     // A program cannot start without PATH, HOME and the locale: they are never secrets.
-    scope.env = unique([...BASE_ENV, ...scope.env]);
+    // Added after the grant check, so a declared tool is not blamed for them.
+    scope.env = unique([...BASE_ENV.filter((n) => grant("env", n)), ...scope.env]);
   }
-  scope = withinGrant(tool, scope, grant, declared, notes);
   const key = options.apiKeyEnv ?? config.provider.apiKeyEnv;
   const asked = tool.permissions?.env?.includes(key) ||
     (tool.runner.kind === "argv" && tool.runner.envPassthrough.includes(key));
@@ -219,14 +226,20 @@ function intersectNames(a: true | string[], b: true | string[]): true | string[]
   return a.filter((x) => b.includes(x));
 }
 
-function intersect(a: ResolvedScope, b: ResolvedScope, _project: string): ResolvedScope {
+function intersect(
+  a: ResolvedScope,
+  b: ResolvedScope,
+  raw: PermissionScope,
+  own: string | undefined,
+): ResolvedScope {
   return {
     read: intersectPaths(a.read, b.read),
     write: intersectPaths(a.write, b.write),
     net: intersectNet(a.net, b.net),
     env: intersectNames(a.env, b.env),
-    // `run` of a ceiling or override limits the extra programs, never the tool's own.
-    run: b.run.length === 0 ? a.run : a.run.filter((x, i) => i === 0 || b.run.includes(x)),
+    // `run` of a ceiling or override limits the extra programs, never the tool's own;
+    // left out, it limits nothing.
+    run: raw.run === undefined ? a.run : a.run.filter((x) => x === own || b.run.includes(x)),
   };
 }
 

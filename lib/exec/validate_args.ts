@@ -25,7 +25,9 @@ export class ArgumentValidator {
    */
   async validate(tool: ToolDefinition, args: unknown): Promise<string | undefined> {
     const schema = tool.parameters;
-    if (schema === undefined || schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+    if (
+      schema === undefined || schema === null || typeof schema !== "object" || Array.isArray(schema)
+    ) {
       return undefined; // agentcli passes a missing or non-object schema through; nothing to check
     }
     const key = `${tool.name}\u0000${JSON.stringify(schema)}`;
@@ -34,7 +36,9 @@ export class ArgumentValidator {
       try {
         validate = (await this.#compiler()).compile(schema);
       } catch (error) {
-        validate = `its parameters schema is not valid JSON Schema (${(error as Error).message}); run \`harness tools validate\``;
+        validate = `its parameters schema is not valid JSON Schema (${
+          (error as Error).message
+        }); run \`harness tools validate\``;
       }
       this.#cache.set(key, validate);
     }
@@ -53,8 +57,12 @@ export class ArgumentValidator {
   }
 }
 
-function describe(e: { instancePath: string; message?: string; params: Record<string, unknown> }): string {
-  const where = e.instancePath === "" ? "the arguments" : `"${e.instancePath.slice(1).replace(/\//g, ".")}"`;
+function describe(
+  e: { instancePath: string; message?: string; params: Record<string, unknown> },
+): string {
+  const where = e.instancePath === ""
+    ? "the arguments"
+    : `"${e.instancePath.slice(1).replace(/\//g, ".")}"`;
   if (e.params.additionalProperty !== undefined) {
     return `${where} has the unknown property "${String(e.params.additionalProperty)}"`;
   }
@@ -62,7 +70,9 @@ function describe(e: { instancePath: string; message?: string; params: Record<st
     return `${where} is missing the required property "${String(e.params.missingProperty)}"`;
   }
   if (Array.isArray(e.params.allowedValues)) {
-    return `${where} must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    return `${where} must be one of ${
+      (e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
+    }`;
   }
   return `${where} ${e.message ?? "is invalid"}`;
 }

@@ -9,12 +9,13 @@
  *
  * @module
  */
-import { DeniedError, ExitCode, HarnessError } from "../errors.ts";
+import { missingPermission, WorkerError } from "./_worker_errors.ts";
 import type { RestrictReport } from "./landlock.ts";
 import {
   defaultKillGroup,
   describeSpawnError,
   DRAIN_GRACE_MS,
+  findSetsid,
   KILL_GRACE_MS,
   type ProcessResult,
   type ProcessSpec,
@@ -22,43 +23,7 @@ import {
 import type { FromWorker, ToWorker, WorkerKey } from "./protocol.ts";
 
 export type { WorkerKey } from "./protocol.ts";
-
-/** Harness itself lacks a permission a tool's Worker needs (exit 5). */
-export class WorkerPermissionError extends DeniedError {
-  /** The Deno permission kind, e.g. `ffi`. */
-  readonly permission: string;
-  /** The `deno run` flag that grants it, e.g. `--allow-ffi`. */
-  readonly flag: string;
-
-  /**
-   * @param permission The missing permission kind.
-   * @param value The missing entry, when a list entry is missing.
-   */
-  constructor(permission: string, value?: string) {
-    const flag = value === undefined ? `--allow-${permission}` : `--allow-${permission}=${value}`;
-    super(
-      `Cannot start a tool Worker: harness itself lacks the "${permission}" permission${
-        value === undefined ? "" : ` for "${value}"`
-      } the tool needs: run harness with ${flag}`,
-      { hint: flag },
-    );
-    this.name = "WorkerPermissionError";
-    this.permission = permission;
-    this.flag = flag;
-  }
-}
-
-/** A tool Worker could not confine itself, crashed or stopped answering (exit 1). */
-export class WorkerError extends HarnessError {
-  /**
-   * @param message What happened, and the fix when there is one.
-   * @param options `cause`: the underlying error.
-   */
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, ExitCode.Failed, options);
-    this.name = "WorkerError";
-  }
-}
+export { WorkerError, WorkerPermissionError } from "./_worker_errors.ts";
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
@@ -91,15 +56,21 @@ export class WorkerPool {
   readonly #url: URL;
   readonly #watchdogMs: number;
   readonly #groupKill: boolean;
+  readonly #setsid: string | null;
   #nextId = 1;
   #closed = false;
 
-  /** @param opts Pool size, Worker entry module, watchdog. */
+  /**
+   * Creates an empty pool; Workers start on first use.
+   *
+   * @param opts Pool size, Worker entry module, watchdog.
+   */
   constructor(opts: WorkerPoolOptions = {}) {
     this.#max = opts.maxWorkers ?? 16;
     this.#url = opts.workerUrl ?? new URL("./worker_main.ts", import.meta.url);
     this.#watchdogMs = opts.watchdogMs ?? 5000;
     this.#groupKill = Deno.permissions.querySync({ name: "run" }).state === "granted";
+    this.#setsid = findSetsid();
   }
 
   /** Number of live Workers. */
@@ -138,7 +109,9 @@ export class WorkerPool {
       const watchdogMs = spec.timeoutMs + KILL_GRACE_MS + DRAIN_GRACE_MS + this.#watchdogMs;
       const reply = await this.#call(slot, { type: "process", id, spec }, opts.signal, watchdogMs);
       if (reply.type === "call-error") throw new WorkerError(reply.message);
-      if (reply.type !== "process-result") throw new WorkerError(`Unexpected reply "${reply.type}"`);
+      if (reply.type !== "process-result") {
+        throw new WorkerError(`Unexpected reply "${reply.type}"`);
+      }
       const result = reply.result;
       if (result.spawnError?.kind === "not-found" && spec.program.includes("/")) {
         // The Worker may not read the script to name its missing interpreter; the parent can.
@@ -155,14 +128,16 @@ export class WorkerPool {
   }
 
   /**
-   * Runs a built-in tool module in the Worker of `key`. A timeout or an abort
-   * terminates that Worker (JavaScript cannot be interrupted otherwise); other calls
-   * running in it fail with a {@linkcode WorkerError}.
+   * Runs a built-in tool module in the Worker of `key`. On a timeout or an abort the
+   * module's `ctx.signal` fires (the Worker adds an AbortSignal to an object `ctx`), and
+   * a module that has not returned {@linkcode MODULE_STOP_GRACE_MS} later has its
+   * Worker terminated (JavaScript cannot be interrupted otherwise); other calls running
+   * in that Worker then fail with a {@linkcode WorkerError}.
    *
    * @param key The Worker's permissions.
    * @param moduleId The tool's id in the module map.
    * @param args The validated arguments.
-   * @param ctx The call context (structured-cloneable).
+   * @param ctx The call context (structured-cloneable; a `signal` field is replaced).
    * @param opts `signal` and `timeoutMs`.
    * @returns The tool's content and whether it is an error.
    * @throws {WorkerPermissionError} When harness lacks a permission the Worker needs.
@@ -178,8 +153,8 @@ export class WorkerPool {
     if (opts.signal?.aborted) return { content: "The tool call was cancelled", isError: true };
     const slot = await this.#slot(key);
     const id = this.#nextId++;
-    const msg: ToWorker = { type: "module", id, moduleId, args, ctx };
-    const reply = await this.#call(slot, msg, opts.signal, opts.timeoutMs, true);
+    const msg: ToWorker = { type: "module", id, moduleId, args, ctx: withoutSignal(ctx) };
+    const reply = await this.#call(slot, msg, opts.signal, opts.timeoutMs);
     if (reply.type === "module-result") return { content: reply.content, isError: reply.isError };
     if (reply.type === "call-error") return { content: reply.message, isError: true };
     throw new WorkerError(`Unexpected reply "${reply.type}"`);
@@ -191,46 +166,61 @@ export class WorkerPool {
     for (const slot of [...this.#slots.values()]) this.#drop(slot, "the worker pool was closed");
   }
 
+  /**
+   * Posts a call and waits for its reply. A process call is stopped by the Worker
+   * itself (abort message, its own timeout); `timeoutMs` is then only a watchdog for a
+   * hung Worker. A module call is asked to stop (its `ctx.signal` fires), and its Worker
+   * is terminated when it has not answered {@linkcode MODULE_STOP_GRACE_MS} later.
+   */
   #call(
     slot: Slot,
     msg: Extract<ToWorker, { id: number }>,
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
-    terminateOnStop = false,
   ): Promise<FromWorker> {
     slot.lastUsed = performance.now();
     const id = msg.id;
+    const isModule = msg.type === "module";
     return new Promise<FromWorker>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = () => {
-        clearTimeout(timer);
+      const timers: ReturnType<typeof setTimeout>[] = [];
+      let stoppedBy: "timeout" | "abort" | undefined;
+      const finish = () => {
+        timers.forEach(clearTimeout);
         signal?.removeEventListener("abort", onAbort);
         slot.pending.delete(id);
         slot.lastUsed = performance.now();
       };
-      const stopped = (why: "timeout" | "abort") => {
-        const pending = slot.pending.get(id);
-        done();
-        if (pending?.pid !== undefined && this.#groupKill) defaultKillGroup(pending.pid, "SIGKILL");
-        this.#drop(slot, `a call in the same worker was stopped (${why})`);
-        resolve(stoppedReply(msg, why, timeoutMs ?? 0));
+      const giveUp = () => {
+        const pid = slot.pending.get(id)?.pid;
+        finish();
+        if (pid !== undefined && this.#groupKill) defaultKillGroup(pid, "SIGKILL");
+        this.#drop(slot, `a call in the same worker did not stop (${stoppedBy})`);
+        resolve(stoppedReply(msg, stoppedBy ?? "timeout", timeoutMs ?? 0));
       };
-      const onAbort = () => {
-        if (terminateOnStop) stopped("abort");
-        else slot.worker.postMessage({ type: "abort", id } satisfies ToWorker);
+      const stop = (why: "timeout" | "abort") => {
+        if (stoppedBy !== undefined) return;
+        stoppedBy = why;
+        if (!isModule && why === "timeout") return giveUp();
+        slot.worker.postMessage({ type: "abort", id } satisfies ToWorker);
+        if (isModule) timers.push(setTimeout(giveUp, MODULE_STOP_GRACE_MS));
       };
+      const onAbort = () => stop("abort");
       slot.pending.set(id, {
-        resolve: (v) => {
-          done();
-          resolve(v);
+        resolve: (reply) => {
+          finish();
+          resolve(
+            isModule && stoppedBy !== undefined
+              ? stoppedReply(msg, stoppedBy, timeoutMs ?? 0)
+              : reply,
+          );
         },
-        reject: (e) => {
-          done();
-          reject(e);
+        reject: (err) => {
+          finish();
+          reject(err);
         },
       });
       slot.worker.postMessage(msg);
-      if (timeoutMs !== undefined) timer = setTimeout(() => stopped("timeout"), timeoutMs);
+      if (timeoutMs !== undefined) timers.push(setTimeout(() => stop("timeout"), timeoutMs));
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -252,7 +242,8 @@ export class WorkerPool {
   #spawn(id: string, key: WorkerKey): Slot {
     let worker: Worker;
     try {
-      worker = new Worker(this.#url, { type: "module", deno: { permissions: key.permissions } });
+      const permissions = withSetsid(key.permissions, this.#setsid);
+      worker = new Worker(this.#url, { type: "module", deno: { permissions } });
     } catch (err) {
       if (err instanceof Deno.errors.NotCapable) throw missingPermission(key.permissions, err);
       throw err;
@@ -284,7 +275,7 @@ export class WorkerPool {
       settle.reject(err);
       this.#drop(slot, e.message);
     };
-    const init: ToWorker = { type: "init", groupKill: this.#groupKill };
+    const init: ToWorker = { type: "init", groupKill: this.#groupKill, setsid: this.#setsid };
     if (key.landlock) init.landlock = key.landlock;
     if (key.netns) init.netns = true;
     worker.postMessage(init);
@@ -311,6 +302,16 @@ export class WorkerPool {
   }
 }
 
+/** How long a module asked to stop may take before its Worker is terminated. */
+export const MODULE_STOP_GRACE_MS: number = KILL_GRACE_MS + DRAIN_GRACE_MS + 100;
+
+/** `ctx` without a `signal` field, which cannot cross a postMessage. */
+function withoutSignal(ctx: unknown): unknown {
+  if (ctx === null || typeof ctx !== "object" || !("signal" in ctx)) return ctx;
+  const { signal: _signal, ...rest } = ctx as Record<string, unknown>;
+  return rest;
+}
+
 function stoppedReply(
   msg: Extract<ToWorker, { id: number }>,
   why: "timeout" | "abort",
@@ -319,7 +320,9 @@ function stoppedReply(
   const text = why === "timeout"
     ? `The tool timed out after ${timeoutMs} ms`
     : "The tool call was cancelled";
-  if (msg.type === "module") return { type: "module-result", id: msg.id, content: text, isError: true };
+  if (msg.type === "module") {
+    return { type: "module-result", id: msg.id, content: text, isError: true };
+  }
   const result: ProcessResult = {
     stdout: "",
     stderr: "",
@@ -329,47 +332,30 @@ function stoppedReply(
     aborted: why === "abort",
     truncated: false,
     durationMs: timeoutMs,
-    notes: [`The tool Worker stopped answering and was terminated (${why}); output is lost`],
+    notes: [`The tool Worker did not stop and was terminated (${why}); output is lost`],
   };
   return { type: "process-result", id: msg.id, result };
 }
 
+/**
+ * Adds `setsid` to a Worker's run list: processes start through it (see `_spawn.ts`),
+ * and `runProcess` checks the real program against the Worker's permission itself.
+ */
+function withSetsid(
+  perms: Deno.PermissionOptionsObject,
+  setsid: string | null,
+): Deno.PermissionOptionsObject {
+  if (setsid === null || !Array.isArray(perms.run) || perms.run.length === 0) return perms;
+  return { ...perms, run: [...perms.run, setsid] };
+}
+
 /** A stable string of a key: equal keys give equal strings whatever their key order. */
 export function keyString(key: WorkerKey): string {
-  return JSON.stringify(key, (_k, v) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-      : v);
-}
-
-/**
- * Names the permission harness lacks for a Worker, by querying this process's grant
- * for each kind and entry the Worker asks for.
- */
-function missingPermission(perms: Deno.PermissionOptionsObject, cause: Error): Error {
-  for (const [kind, value] of Object.entries(perms)) {
-    if (value === false || value === undefined || value === "none") continue;
-    const entries = Array.isArray(value) ? value.map(String) : [undefined];
-    for (const entry of entries) {
-      const state = Deno.permissions.querySync(descriptor(kind, entry)).state;
-      if (state !== "granted") return new WorkerPermissionError(kind, entry);
-    }
-  }
-  return new WorkerError(`Cannot start a tool Worker: ${cause.message}`, { cause });
-}
-
-function descriptor(kind: string, entry: string | undefined): Deno.PermissionDescriptor {
-  const field: Record<string, string> = {
-    read: "path",
-    write: "path",
-    net: "host",
-    env: "variable",
-    run: "command",
-    ffi: "path",
-    sys: "kind",
-    import: "host",
-  };
-  const d: Record<string, string> = { name: kind };
-  if (entry !== undefined && field[kind] !== undefined) d[field[kind]] = entry;
-  return d as unknown as Deno.PermissionDescriptor;
+  return JSON.stringify(
+    key,
+    (_k, v) =>
+      v !== null && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+        : v,
+  );
 }

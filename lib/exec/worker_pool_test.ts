@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals, ok, rejects } from "node:assert/strict";
-import { keyString, WorkerError, type WorkerKey } from "./worker_pool.ts";
+import { keyString, WorkerError, type WorkerKey, WorkerPool } from "./worker_pool.ts";
 import {
   bashSpec,
   HAS_LANDLOCK,
@@ -89,10 +89,13 @@ Deno.test("WorkerPool.runProcess() names a missing interpreter from the parent",
   try {
     const tool = `${dir}/tool`;
     await Deno.writeTextFile(tool, "#!/nonexistent/python\n", { mode: 0o755 });
-    const r = await pool.runProcess({ permissions: { run: [tool] } }, bashSpec("", {
-      program: tool,
-      args: [],
-    }));
+    const r = await pool.runProcess(
+      { permissions: { run: [tool] } },
+      bashSpec("", {
+        program: tool,
+        args: [],
+      }),
+    );
     ok(r.spawnError?.message.includes('"/nonexistent/python"'), r.spawnError?.message);
   } finally {
     pool.close();
@@ -107,12 +110,21 @@ Deno.test("WorkerPool.runProcess() confines the child with Landlock, not the mai
   try {
     const key: WorkerKey = {
       permissions: { run: ["bash"], ffi: true },
-      landlock: { read: ["/usr", "/lib", "/lib64", "/bin", p.data], write: ["/dev/null"], exec: ["/usr", "/lib", "/lib64", "/bin"], connectTcp: "any" },
+      landlock: {
+        read: ["/usr", "/lib", "/lib64", "/bin", p.data],
+        write: ["/dev/null"],
+        exec: ["/usr", "/lib", "/lib64", "/bin"],
+        connectTcp: "any",
+      },
     };
     const r = await pool.runProcess(key, bashSpec(`cat ${p.data}/in.txt; cat ${p.secret}`));
     assertEquals(r.stdout, "public data\n");
     ok(r.stderr.includes("Permission denied"), r.stderr);
-    assertEquals(Deno.readTextFileSync(p.secret), "TOP-SECRET-OUTSIDE\n", "the main thread is free");
+    assertEquals(
+      Deno.readTextFileSync(p.secret),
+      "TOP-SECRET-OUTSIDE\n",
+      "the main thread is free",
+    );
   } finally {
     pool.close();
     await Deno.remove(p.root, { recursive: true });
@@ -180,8 +192,38 @@ Deno.test("WorkerPool.runModule() terminates a module that runs past its timeout
   try {
     const r = await pool.runModule(key, "test:spin", {}, {}, { timeoutMs: 100 });
     assertEquals(r, { content: "The tool timed out after 100 ms", isError: true });
-    assertEquals(pool.size, 0);
+    assertEquals(pool.size, 0, "a module that does not stop loses its Worker");
     assertEquals((await pool.runModule(key, "test:echo", 1, {})).content, "1");
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("WorkerPool.runModule() asks a module to stop and keeps its Worker when it does", async () => {
+  const pool = testPool();
+  try {
+    const r = await pool.runModule({ permissions: {} }, "test:wait", {}, {}, { timeoutMs: 50 });
+    assertEquals([r, pool.size], [{ content: "The tool timed out after 50 ms", isError: true }, 1]);
+    const ac = new AbortController();
+    const call = pool.runModule({ permissions: {} }, "test:wait", {}, { signal: "dropped" }, {
+      signal: ac.signal,
+    });
+    ac.abort();
+    assertEquals(await call, { content: "The tool call was cancelled", isError: true });
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("WorkerPool lets modules that spawn kill their process groups through the parent", async () => {
+  const pool = testPool();
+  const marker = uniqueMarker("module-spawn");
+  try {
+    const key: WorkerKey = { permissions: { run: ["bash"] } };
+    const script = `sleep 30 & bash -c 'sleep 31; : ${marker}' & wait`;
+    const r = await pool.runModule(key, "test:spawn", { script, timeoutMs: 150 }, {});
+    assertEquals(JSON.parse(r.content), { timedOut: true, notes: [] });
+    assertEquals(findProcesses(marker), []);
   } finally {
     pool.close();
   }
@@ -214,7 +256,14 @@ Deno.test("keyString() ignores key order", () => {
 Deno.test("WorkerPool names the flag harness lacks for a Worker permission", async () => {
   const script = new URL("../../tests/_helpers/no_ffi.ts", import.meta.url);
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-run", "--no-prompt", "--unstable-worker-options", script.pathname],
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-run",
+      "--no-prompt",
+      "--unstable-worker-options",
+      script.pathname,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -226,4 +275,22 @@ Deno.test("WorkerPool names the flag harness lacks for a Worker permission", asy
     message:
       `Cannot start a tool Worker: harness itself lacks the "ffi" permission the tool needs: run harness with --allow-ffi`,
   });
+});
+
+Deno.test("WorkerPool() serves the built-in tools from worker_main.ts", async () => {
+  const pool = new WorkerPool();
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(`${dir}/a.txt`, "hello");
+    const key: WorkerKey = { permissions: { read: [dir] } };
+    const ctx = { projectDir: dir, options: {} };
+    const r = await pool.runModule(key, "read_file", { path: "a.txt" }, ctx);
+    assertEquals(r.isError, false);
+    ok(r.content.includes("hello"), r.content);
+    const unknown = await pool.runModule(key, "no_such_tool", {}, ctx);
+    ok(unknown.isError && unknown.content.includes('"no_such_tool"'));
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

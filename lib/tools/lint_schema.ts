@@ -142,7 +142,11 @@ export function lintSchema(
     return out;
   }
   if (!validateDraft07(schema)) {
+    const seen = new Set<string>();
     for (const e of validateDraft07.errors ?? []) {
+      // One finding per place: ajv adds the failed anyOf branches of the same value.
+      if (seen.has(e.instancePath)) continue;
+      seen.add(e.instancePath);
       report(
         "error",
         "schema/invalid",

@@ -224,8 +224,9 @@ export class ToolRegistry {
           diagnostics.push({
             severity: "warning",
             code: "nanocoder/duplicate-name",
+            // Nanocoder's text, verbatim; `file` names the duplicate that is dropped.
             message:
-              `Duplicate tool name "${tool.name}" in ${source.scope} tools directory — keeping the first. (first: "${first}"; rename one of them)`,
+              `Duplicate tool name "${tool.name}" in ${source.scope} tools directory — keeping the first.`,
             file: path,
             line: 1,
             tool: tool.name,

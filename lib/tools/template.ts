@@ -103,7 +103,9 @@ export function renderTemplate(body: string, args: Record<string, unknown>): str
 
 /** One finding of {@linkcode lintTemplate}. */
 export interface TemplateProblem {
+  /** One of {@linkcode TEMPLATE_CODES}. */
   code: string;
+  /** What is wrong and how to fix it. */
   message: string;
   /** UTF-16 offset of the tag in the body. */
   offset: number;
@@ -129,9 +131,22 @@ export const TEMPLATE_CODES: readonly CodeInfo[] = [
   code("unsupported-sigil", "error", "A tag with & > ! or =, which is not supported"),
   code("literal-tag", "warning", "A {{ }} tag that matches no rule and stays in the script"),
   code("single-quoted-placeholder", "error", "A placeholder inside '…', which unquotes the value"),
-  code("double-quoted-placeholder", "warning", 'A placeholder inside "…": $ and ` still expand'),
+  code(
+    "double-quoted-placeholder",
+    "error",
+    'A placeholder inside "…": the value\'s $( ) and ` still run (shell injection)',
+  ),
   code("backtick-placeholder", "error", "A placeholder inside `…`, where a ` in the value ends it"),
-  code("heredoc-placeholder", "warning", "A placeholder inside a here-document"),
+  code(
+    "heredoc-placeholder",
+    "error",
+    "A placeholder inside an unquoted here-document: $( ) in the value runs",
+  ),
+  code(
+    "quoted-heredoc-placeholder",
+    "warning",
+    "A placeholder inside a quoted here-document: the value keeps its quotes",
+  ),
 ];
 
 const SEVERITY = new Map(TEMPLATE_CODES.map((c) => [c.code, c.severity]));
@@ -413,7 +428,7 @@ function placeholderIn(ctx: Ctx | "heredoc" | "heredoc-quoted", t: Tag, report: 
     case "heredoc":
     case "heredoc-quoted":
       return report(
-        "heredoc-placeholder",
+        ctx === "heredoc" ? "heredoc-placeholder" : "quoted-heredoc-placeholder",
         ctx === "heredoc"
           ? `Placeholder "${tag}" is inside a here-document, so the value keeps its single quotes and "$" and "\`" in it are expanded: assign it to a variable first (v=${tag}) and use "$v"`
           : `Placeholder "${tag}" is inside a quoted here-document, so the value keeps its single quotes: assign it to a variable first (v=${tag}) and use "$v" in an unquoted one`,

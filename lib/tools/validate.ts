@@ -107,12 +107,14 @@ export async function lintTools(
   const all = [...snapshot.tools];
   for (const tool of all) diagnostics.push(...lintTool(tool));
   if (all.length > OPENAI_MAX_TOOLS) {
+    // Name the one file that defines them all (a manifest given on the command line).
+    const files = [...new Set(all.map((t) => t.source.path))];
     diagnostics.push({
       severity: "error",
       code: "openai/too-many-tools",
       message:
         `${all.length} tools are loaded but OpenAI accepts at most ${OPENAI_MAX_TOOLS} in one request: disable some with "tools.disabled" in harness.jsonc`,
-      file: config.file ?? config.projectDir,
+      file: files.length === 1 ? files[0] : config.file ?? config.projectDir,
     });
   }
   diagnostics.push(...await lintOnDisk(all, getEnv));

@@ -6,8 +6,9 @@
  * @module
  */
 import { type ModuleMap, serveWorker } from "../../lib/exec/_worker_runtime.ts";
+import { runProcess } from "../../lib/exec/process.ts";
 
-/** Test modules: echo, read a file, spin forever, throw. */
+/** Test modules: echo, read a file, read env, spin forever, wait for abort, spawn, throw. */
 export const TEST_MODULES: ModuleMap = {
   "test:echo": {
     execute: (args) => Promise.resolve({ content: JSON.stringify(args) }),
@@ -26,6 +27,28 @@ export const TEST_MODULES: ModuleMap = {
       for (;;) {
         // Never yields: only terminating the Worker stops it.
       }
+    },
+  },
+  "test:wait": {
+    execute: (_args, ctx) =>
+      new Promise((resolve) => {
+        const signal = (ctx as { signal: AbortSignal }).signal;
+        signal.addEventListener("abort", () => resolve({ content: "stopped" }), { once: true });
+      }),
+  },
+  "test:spawn": {
+    execute: async (args, ctx) => {
+      const { script, timeoutMs } = args as { script: string; timeoutMs: number };
+      const r = await runProcess({
+        program: "bash",
+        args: ["-c", script],
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin" },
+        stdin: "null",
+        timeoutMs,
+        maxOutputBytes: 1000,
+      }, { signal: (ctx as { signal: AbortSignal }).signal });
+      return { content: JSON.stringify({ timedOut: r.timedOut, notes: r.notes }) };
     },
   },
   "test:throw": {

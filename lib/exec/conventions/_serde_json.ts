@@ -7,9 +7,15 @@
  *   byte-wise as UTF-8, i.e. by code point.
  * - Numbers keep serde's integer/float distinction: a number token without `.`, `e`
  *   or `E` that fits a `u64` (or, negative, an `i64`) is an integer and prints as
- *   written; anything else is an `f64` printed by `ryu` (`2.0` → `2.0`,
- *   `1.5e3` → `1500.0`, `1e21` → `1e21`, `-0` → `-0.0`). So the number tokens of
+ *   written; anything else is an `f64` printed by `zmij` (`2.0` → `2.0`,
+ *   `1.5e3` → `1500.0`, `1e21` → `1e+21`, `-0` → `-0.0`). So the number tokens of
  *   the model's argument text are kept.
+ *
+ * Octomind's `Cargo.lock` pins serde_json 1.0.150, which formats floats with `zmij`
+ * (since 1.0.147; before, `ryu` printed the same except `1e21` for `1e+21`).
+ * serde_json's default float parser (no `float_roundtrip` feature) can be one ulp
+ * off for long mantissas; here parsing is correctly rounded, so such a number can
+ * print differently in its last digit.
  *
  * Strings are escaped by serde_json exactly like `JSON.stringify` does (`\"`, `\\`,
  * `\b \f \n \r \t`, other controls as lowercase `\u00xx`, nothing else), except for
@@ -146,7 +152,7 @@ export function fromJs(value: unknown): SerdeValue {
   if (typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number") {
     if (Number.isSafeInteger(value)) return new RawNumber(String(value));
-    return new RawNumber(Number.isFinite(value) ? ryuFormat(value) : "null");
+    return new RawNumber(Number.isFinite(value) ? zmijFormat(value) : "null");
   }
   if (typeof value === "bigint") return new RawNumber(value.toString());
   if (Array.isArray(value)) return value.map(fromJs);
@@ -211,20 +217,21 @@ export function serdeNumberText(lexeme: string): string {
       if (!negative) return magnitude.toString();
       // serde: `(m as i64).wrapping_neg()`; a non-negative result (m = 0 or m > 2^63) is an f64.
       if (magnitude >= 1n && magnitude <= I64_MIN_MAGNITUDE) return `-${magnitude}`;
-      return ryuFormat(-Number(magnitude));
+      return zmijFormat(-Number(magnitude));
     }
   }
   const v = Number(lexeme);
   // serde_json rejects out-of-range numbers on input; its serializer prints non-finite as null.
-  return Number.isFinite(v) ? ryuFormat(v) : "null";
+  return Number.isFinite(v) ? zmijFormat(v) : "null";
 }
 
 /**
- * `ryu::Buffer::format_finite` for an `f64`: the shortest round-trip digits (the
- * same digits as `Number.prototype.toExponential()`), laid out as `ryu`'s
- * `format64` does: `1500.0`, `0.001`, `1e21`, `1.5e-7`, `-0.0`.
+ * `zmij::Buffer::format_finite` for an `f64`: the shortest round-trip digits (the
+ * same digits as `Number.prototype.toExponential()`), fixed notation when the
+ * decimal exponent is in -5..=15 (`1500.0`, `0.00001`), else scientific with a
+ * signed, unpadded exponent (`1e+21`, `1.5e-7`); zero is `0.0` or `-0.0`.
  */
-export function ryuFormat(value: number): string {
+export function zmijFormat(value: number): string {
   const sign = value < 0 || Object.is(value, -0) ? "-" : "";
   const v = Math.abs(value);
   if (v === 0) return `${sign}0.0`;
@@ -237,7 +244,10 @@ export function ryuFormat(value: number): string {
   if (k >= 0 && kk <= 16) body = `${digits}${"0".repeat(k)}.0`;
   else if (kk > 0 && kk <= 16) body = `${digits.slice(0, kk)}.${digits.slice(kk)}`;
   else if (kk > -5 && kk <= 0) body = `0.${"0".repeat(-kk)}${digits}`;
-  else if (length === 1) body = `${digits}e${kk - 1}`;
-  else body = `${digits[0]}.${digits.slice(1)}e${kk - 1}`;
+  else {
+    const e = kk - 1;
+    const mantissa = length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+    body = `${mantissa}e${e < 0 ? "-" : "+"}${Math.abs(e)}`;
+  }
   return sign + body;
 }

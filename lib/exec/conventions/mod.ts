@@ -43,7 +43,7 @@ export {
   resolveCwd,
   truncateToolResult,
 } from "./nanocoder.ts";
-export { octomindArguments, prepareOctomind, renderOctomind } from "./octomind.ts";
+export { prepareOctomind, renderOctomind } from "./octomind.ts";
 
 function notSubprocess(tool: ToolDefinition): never {
   throw new TypeError(

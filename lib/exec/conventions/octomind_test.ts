@@ -86,31 +86,39 @@ Deno.test("prepareOctomind() gives the script its path, the project cwd, OCTOMIN
   }
 });
 
-Deno.test("prepareOctomind() prints numbers as serde_json does", () => {
+Deno.test("prepareOctomind() prints numbers as serde_json 1.0.150 (zmij) does", () => {
   const cases: [string, string][] = [
     ["2.0", "2.0"],
     ["100", "100"],
     ["1.5e3", "1500.0"],
-    ["1e21", "1e21"],
+    ["1e21", "1e+21"],
     ["1E-7", "1e-7"],
     ["0.00001", "0.00001"],
     ["0.000001", "1e-6"],
     ["123456789.125", "123456789.125"],
     ["1e15", "1000000000000000.0"],
-    ["1e16", "1e16"],
+    ["1e16", "1e+16"],
     ["-0", "-0.0"],
     ["-0.0", "-0.0"],
     ["0", "0"],
     ["-17", "-17"],
     ["18446744073709551615", "18446744073709551615"],
-    ["18446744073709551616", "1.8446744073709552e19"],
+    ["18446744073709551616", "1.8446744073709552e+19"],
     ["-9223372036854775808", "-9223372036854775808"],
-    ["-9223372036854775809", "-9.223372036854776e18"],
+    ["-9223372036854775809", "-9.223372036854776e+18"],
     ["12345678901234567890", "12345678901234567890"],
     ["0.1", "0.1"],
     ["5e-324", "5e-324"],
-    ["1.7976931348623157e308", "1.7976931348623157e308"],
+    ["1.7976931348623157e308", "1.7976931348623157e+308"],
     ["1e-400", "0.0"],
+    ["-1e-400", "-0.0"],
+    ["1e100", "1e+100"],
+    ["1.5e-7", "1.5e-7"],
+    ["123e-20", "1.23e-18"],
+    ["999999999999999.9", "999999999999999.9"],
+    ["9999999999999998", "9999999999999998"],
+    ["9999999999999998.0", "9999999999999998.0"],
+    ["99999999999999999.0", "1e+17"],
   ];
   for (const [lexeme, want] of cases) {
     const raw = `{"n":${lexeme}}`;
@@ -127,7 +135,7 @@ Deno.test("prepareOctomind() prints numbers as serde_json does", () => {
 Deno.test("prepareOctomind() takes numbers from args when the raw text is absent or disagrees", () => {
   const t = tool("t", "/x/t");
   const noRaw = prepareOctomind(t, { args: { n: 2, f: 0.5, big: 1e21 } }, ctx("/p"));
-  equal(noRaw.display.stdin, '{"big":1e21,"f":0.5,"n":2}');
+  equal(noRaw.display.stdin, '{"big":1e+21,"f":0.5,"n":2}');
   // The raw text says 2.0 but args say 3: args win, so nothing stale reaches the script.
   const stale = prepareOctomind(t, { args: { n: 3 }, rawArguments: '{"n":2.0}' }, ctx("/p"));
   equal(stale.spec.env.OCTOMIND_PARAM_N, "3");

@@ -17,6 +17,7 @@
 export interface ProcessSpecLike {
   /** An absolute path, or a name resolved through `env.PATH`. */
   program: string;
+  /** The arguments after the program (argv[1…]). */
   args: string[];
   /** Absolute working directory. */
   cwd: string;
@@ -24,13 +25,17 @@ export interface ProcessSpecLike {
   env: Record<string, string>;
   /** Bytes written to stdin and then closed, or `"null"` for /dev/null. */
   stdin: Uint8Array | "null";
+  /** Wall-clock limit; the process group is killed when it passes. */
   timeoutMs: number;
+  /** Cap per output stream, in bytes. */
   maxOutputBytes: number;
 }
 
 /** Why a process could not be started (the process layer classifies it). */
 export interface SpawnErrorLike {
+  /** The class of failure, which each convention words as its original does. */
   kind: "not-found" | "permission-denied" | "not-capable" | "other";
+  /** The process layer's own message (used for kinds no original has). */
   message: string;
 }
 
@@ -41,13 +46,19 @@ export interface SpawnErrorLike {
 export interface ProcessResultLike {
   /** Lossy UTF-8 (U+FFFD for invalid bytes), with the process layer's marker when truncated. */
   stdout: string;
+  /** Lossy UTF-8, like `stdout`. */
   stderr: string;
   /** Exit code; ignored when `signal` is set. */
   code: number | null;
+  /** The signal that ended the process, if one did. */
   signal: Deno.Signal | null;
+  /** The process was killed because its timeout passed. */
   timedOut: boolean;
+  /** Output was cut by the process layer (its marker is in the text). */
   truncated: boolean;
+  /** How long the call took. */
   durationMs: number;
+  /** Set when the process could not be started. */
   spawnError?: SpawnErrorLike;
   /** Set by the process layer when the call was cancelled. */
   aborted?: boolean;
@@ -69,7 +80,9 @@ export interface CallContext {
    * It stands in for the originals' inherited process environment.
    */
   env: Record<string, string>;
+  /** The timeout this call runs with. */
   timeoutMs: number;
+  /** Cap per output stream, in bytes. */
   maxOutputBytes: number;
   /** Whether `/bin/bash` exists. @default probed with `Deno.statSync` */
   shells?: { bash: boolean };
@@ -97,6 +110,7 @@ export interface CallInput {
 
 /** A call ready to run, and what `--dry-run` shows of it. */
 export interface Prepared {
+  /** What to hand to the process layer. */
   spec: ProcessSpecLike;
   /** Nanocoder only: the rendered script body. */
   script?: string;
@@ -109,7 +123,9 @@ export interface Prepared {
 
 /** What the model sees of a finished call. */
 export interface RenderedResult {
+  /** The tool message content. */
   content: string;
+  /** Whether the original marks the result as an error. */
   isError: boolean;
 }
 
