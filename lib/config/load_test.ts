@@ -217,6 +217,30 @@ Deno.test("loadConfig() resolves relative paths against the config file's direct
   }
 });
 
+Deno.test("loadConfig() resolves ceiling and override paths against the config file's directory", async () => {
+  const root = await tree({
+    ".git/": "",
+    "harness.jsonc":
+      '{"permissions": {"read": ["./data", "/etc"], "write": ["out"], "net": ["a.com"]}, ' +
+      '"tools": {"overrides": {"t": {"permissions": {"read": ["./data/sub"], "env": ["X"]}}}}}',
+    "pkg/app/": "",
+  });
+  try {
+    const config = await loadConfig({ projectDir: `${root}/pkg/app`, getEnv: noEnv });
+    assert.deepEqual(config.ceiling, {
+      read: [`${root}/data`, "/etc"],
+      write: [`${root}/out`],
+      net: ["a.com"],
+    });
+    assert.deepEqual(config.tools.overrides.t.permissions, {
+      read: [`${root}/data/sub`],
+      env: ["X"],
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("loadConfig() resolves an explicit --config against the project and its paths against itself", async () => {
   const root = await tree({
     "conf/ci.jsonc": '{"sandbox": "strict", "tools": {"octomindDirs": ["bin"]}}',
