@@ -35,7 +35,7 @@ export async function describeScope(
       caps,
       env: io.envObject(),
     });
-    const plan = await calls.plan(tool, { args: {} });
+    const plan = calls.plan(tool, { args: {} });
     const s = plan.resolution.scope;
     const show = (
       v: true | string[],

@@ -95,9 +95,9 @@ export class CallPath {
         { reason: decision.reason, ...(decision.hint ? { hint: decision.hint } : {}) },
       );
     }
-    let plan: Awaited<ReturnType<CallPath["plan"]>>;
+    let plan: ReturnType<CallPath["plan"]>;
     try {
-      plan = await this.plan(tool, {
+      plan = this.plan(tool, {
         args,
         ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}),
       });
@@ -179,7 +179,7 @@ export class CallPath {
       );
     }
     const { tool, args } = checked;
-    const plan = await this.plan(tool, {
+    const plan = this.plan(tool, {
       args,
       ...(request.rawArguments !== undefined ? { rawArguments: request.rawArguments } : {}),
     });
@@ -204,10 +204,10 @@ export class CallPath {
    *
    * @throws {DeniedError} When the scope needs a permission harness lacks.
    */
-  async plan(
+  plan(
     tool: ToolDefinition,
     input: { args: JsonObject; rawArguments?: string },
-  ): Promise<{ resolution: ScopeResolution; prepared?: Prepared; confinement: Confinement }> {
+  ): { resolution: ScopeResolution; prepared?: Prepared; confinement: Confinement } {
     const config = this.#deps.config;
     const resolution = resolveScope(tool, config);
     if (tool.runner.kind === "module") {

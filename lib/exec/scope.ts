@@ -114,7 +114,8 @@ export function resolveScope(
   if (program !== undefined) scope.run = [program, ...scope.run.filter((x) => x !== program)];
   if (tool.runner.kind === "argv") {
     const pass = tool.runner.envPassthrough;
-    if (scope.env !== true) scope.env = unique([...scope.env, ...(declared ? [] : pass)]);
+    // envPassthrough is agentcli's own declaration of the variables a tool needs.
+    if (scope.env !== true) scope.env = unique([...scope.env, ...pass]);
   }
   const override = config.tools.overrides[tool.name]?.permissions;
   if (override) {

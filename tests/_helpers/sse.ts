@@ -12,7 +12,12 @@ export interface SseCall {
   args: unknown;
 }
 
-function chunk(id: string, delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}): string {
+function chunk(
+  id: string,
+  delta: unknown,
+  finish: string | null = null,
+  extra: Record<string, unknown> = {},
+): string {
   return `data: ${
     JSON.stringify({
       id,
@@ -34,12 +39,19 @@ export function sseToolCalls(responseId: string, calls: SseCall[], text = ""): s
     const args = JSON.stringify(c.args);
     const cut = Math.floor(args.length / 2);
     out += chunk(responseId, {
-      tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: args.slice(0, cut) } }],
+      tool_calls: [{
+        index,
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: args.slice(0, cut) },
+      }],
     });
     out += chunk(responseId, { tool_calls: [{ index, function: { arguments: args.slice(cut) } }] });
   });
   out += chunk(responseId, {}, "tool_calls");
-  out += `data: ${JSON.stringify({ id: responseId, object: "chat.completion.chunk", choices: [], usage: USAGE })}\n\n`;
+  out += `data: ${
+    JSON.stringify({ id: responseId, object: "chat.completion.chunk", choices: [], usage: USAGE })
+  }\n\n`;
   return out + "data: [DONE]\n\n";
 }
 
@@ -48,7 +60,9 @@ export function sseText(responseId: string, text: string): string {
   let out = chunk(responseId, { role: "assistant", content: "" });
   for (const piece of text.match(/\S+\s*/g) ?? [text]) out += chunk(responseId, { content: piece });
   out += chunk(responseId, {}, "stop");
-  out += `data: ${JSON.stringify({ id: responseId, object: "chat.completion.chunk", choices: [], usage: USAGE })}\n\n`;
+  out += `data: ${
+    JSON.stringify({ id: responseId, object: "chat.completion.chunk", choices: [], usage: USAGE })
+  }\n\n`;
   return out + "data: [DONE]\n\n";
 }
 

@@ -22,8 +22,8 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
  * @returns The cleaned path; `"."` for an empty result.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(goClean("./tools/bin/../hack"), "tools/hack");
+ * import { deepStrictEqual } from "node:assert/strict";
+ * deepStrictEqual(goClean("./tools/bin/../hack"), "tools/hack");
  * ```
  */
 export function goClean(path: string): string {
@@ -78,8 +78,8 @@ export function goDir(path: string): string {
  * @returns The quoted text.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(goQuote(".\\tools\\x"), '".\\\\tools\\\\x"');
+ * import { deepStrictEqual } from "node:assert/strict";
+ * deepStrictEqual(goQuote(".\\tools\\x"), '".\\\\tools\\\\x"');
  * ```
  */
 export function goQuote(s: string): string {

@@ -91,10 +91,10 @@ function code(id: string, severity: Severity, summary: string): CodeInfo {
  * @returns The good entries as tools, in manifest order, and every finding. Never throws.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
+ * import { deepStrictEqual } from "node:assert/strict";
  * const text = '{"tools":[{"name":"now","command":["./tools/bin/now"]}]}';
  * const { tools } = loadManifest("/p/tools.json", text, { mode: null, projectDir: "/p" });
- * assertEquals(tools[0]!.runner, { kind: "argv", argv: ["/p/tools/bin/now"], envPassthrough: [] });
+ * deepStrictEqual(tools[0]!.runner, { kind: "argv", argv: ["/p/tools/bin/now"], envPassthrough: [] });
  * ```
  */
 export function loadManifest(path: string, text: string, ctx: LoadContext): LoadResult {

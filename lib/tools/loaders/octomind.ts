@@ -148,10 +148,10 @@ interface Param extends ParamLine {
  *   and every finding. Never throws.
  * @example
  * ```ts
- * import { assertEquals } from "node:assert/strict";
+ * import { deepStrictEqual } from "node:assert/strict";
  * const text = "#!/bin/sh\n# @description Say hi\n# @param *who string Name\necho hi\n";
  * const { tools } = loadOctomind("/p/.agents/tools/hi", text, { mode: 0o755, projectDir: "/p" });
- * assertEquals(tools[0]!.parameters, {
+ * deepStrictEqual(tools[0]!.parameters, {
  *   type: "object",
  *   properties: { who: { type: "string", description: "Name" } },
  *   required: ["who"],
