@@ -12,6 +12,8 @@ if (import.meta.main) {
     console.log(`harness ${meta.version}`);
   } else {
     const { runCli } = await import("./lib/cli/main.ts");
-    Deno.exitCode = await runCli(args);
+    // Exit at once: output is written synchronously and transcripts are closed, and
+    // idle keep-alive connections or Workers must not hold the process open.
+    Deno.exit(await runCli(args));
   }
 }

@@ -7,11 +7,11 @@ Deno.test("renderReadme() leaves the committed README unchanged (run `deno task 
 });
 
 Deno.test("renderReadme() rewrites only the marked sections", () => {
-  const text = "a\n<!-- generated:codes -->\nold\n<!-- /generated:codes -->\nb\n" +
+  const text = "a\n<!-- generated:codes -->\nSTALE-TABLE-CONTENT\n<!-- /generated:codes -->\nb\n" +
     "<!-- generated:builtins -->\n<!-- /generated:builtins -->\nc\n";
   const out = renderReadme(text);
   assert.ok(out.startsWith("a\n<!-- generated:codes -->\n| code |"));
   assert.ok(out.includes("\n<!-- /generated:codes -->\nb\n"));
   assert.ok(out.endsWith("<!-- /generated:builtins -->\nc\n"));
-  assert.ok(!out.includes("old"));
+  assert.ok(!out.includes("STALE-TABLE-CONTENT"));
 });

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { parse, type ParseError } from "jsonc-parser";
 import { locate } from "../config/_positions.ts";
 import { ExitCode, UsageError } from "../errors.ts";
 import type { ApprovalPolicy, CallResult } from "../exec/call_types.ts";
@@ -67,12 +68,13 @@ export function parseArguments(text: string, origin: string): Record<string, unk
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const m = /position (\d+)/.exec((error as Error).message);
-    const where = m
-      ? (({ line, column }) => ` at line ${line}, column ${column}`)(locate(text, Number(m[1])))
-      : "";
+    const message = (error as Error).message;
+    const offset = jsonErrorOffset(text, message);
+    const where = offset === undefined
+      ? ""
+      : (({ line, column }) => ` at line ${line}, column ${column}`)(locate(text, offset));
     throw new UsageError(
-      `Arguments from ${origin} are not valid JSON${where}: ${(error as Error).message}`,
+      `Arguments from ${origin} are not valid JSON${where}: ${jsonErrorDetail(message)}`,
       {
         hint: `pass a JSON object, e.g. --args '{"message":"hi"}'`,
       },
@@ -87,6 +89,28 @@ export function parseArguments(text: string, origin: string): Record<string, unk
     );
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Where `JSON.parse` failed: the position in V8's message, or else (V8 leaves it out for
+ * an unexpected token or the end of the input) the first error a strict JSON scan finds.
+ */
+function jsonErrorOffset(text: string, message: string): number | undefined {
+  const m = /position (\d+)/.exec(message);
+  if (m) return Number(m[1]);
+  const errors: ParseError[] = [];
+  parse(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  return errors[0]?.offset;
+}
+
+/** V8's message without the position (said as line and column) or a copy of the input. */
+function jsonErrorDetail(message: string): string {
+  return message.replace(/ (?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, "")
+    .replace(/, "[\s\S]*" is not valid JSON$/, "");
 }
 
 /** Builds the `tools call` action. */
@@ -121,6 +145,7 @@ export function callCommand(name: string, dash: string | undefined, opts: CallOp
                 l.note ? ` (${l.note})` : ""
               }`
             ),
+            ...(plan.confinement.refused ? [`refused: ${plan.confinement.refused}`] : []),
           ];
           if (plan.script !== undefined) {
             lines.push(

@@ -72,7 +72,7 @@ export function doctorCommand(opts: { json?: boolean }) {
       ffi: caps.ffi,
       bwrap: caps.bwrap,
       unshare: caps.unshare,
-      userNamespaces: caps.userns,
+      userNamespaces: caps.netnsPrivileged ? "not needed (privileged)" : caps.userns,
       netnsPrivileged: caps.netnsPrivileged,
       meaning,
     };

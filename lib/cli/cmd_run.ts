@@ -40,6 +40,8 @@ export interface RunOptions {
 
 /** Default maximum model calls of a run. */
 export const DEFAULT_MAX_TURNS = 20;
+/** Tools whose Workers are started before the first model request. */
+export const MAX_WARM_TOOLS = 8;
 /** Default read-only calls of one turn that run at once. */
 export const DEFAULT_PARALLELISM = 4;
 
@@ -291,6 +293,9 @@ export async function executeRun(
     }
     return decision;
   });
+  // Start the tools' Workers while the first model request is in flight.
+  const offered = session.current().tools.filter((t) => offeredInMode(t, settings.approval));
+  for (const tool of offered.slice(0, MAX_WARM_TOOLS)) session.calls.warm(tool);
   const controller = new AbortController();
   const timer = settings.timeoutMs !== undefined
     ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs)

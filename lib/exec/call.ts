@@ -115,9 +115,7 @@ export class CallPath {
         reason: plan.confinement.refused,
       });
     }
-    const warnings = plan.confinement.layers.filter((l) => l.enforcedBy.length === 0 && l.note).map(
-      (l) => `${tool.name}: ${l.note}`,
-    );
+    const warnings = missingLayers(tool.name, plan.confinement);
     const key = workerKeyFor(
       plan.resolution.scope,
       plan.confinement,
@@ -196,6 +194,23 @@ export class CallPath {
       scope: plan.resolution,
       confinement: plan.confinement,
     };
+  }
+
+  /**
+   * Starts the Worker a call of `tool` would use, ahead of the call (the Worker start
+   * then overlaps the model request). Does nothing when the call could not run.
+   *
+   * @param tool The tool.
+   */
+  warm(tool: ToolDefinition): void {
+    try {
+      const plan = this.plan(tool, { args: {} });
+      if (plan.confinement.refused) return;
+      const program = plan.prepared ? plan.prepared.spec.program : null;
+      this.#deps.pool.warm(workerKeyFor(plan.resolution.scope, plan.confinement, program));
+    } catch {
+      // A denied or unpreparable tool is reported when it is called.
+    }
   }
 
   /**
@@ -289,11 +304,21 @@ export class CallPath {
         ),
       };
     }
-    const problems = await this.#validator.validate(tool, args);
-    if (problems) {
+    const problem = await this.#validator.validate(tool, args);
+    if (problem?.kind === "schema") {
+      // No arguments can satisfy a schema that does not compile: the model cannot fix it.
       return {
         failure: failed(
-          `Tool "${tool.name}" was called with invalid arguments: ${problems}. Rewrite the arguments so they satisfy the tool's schema: ${
+          `Tool "${tool.name}" cannot be called: ${problem.message}. Do not retry this call; continue without it`,
+          "tool-failed",
+          0,
+        ),
+      };
+    }
+    if (problem) {
+      return {
+        failure: failed(
+          `Tool "${tool.name}" was called with invalid arguments: ${problem.message}. Rewrite the arguments so they satisfy the tool's schema: ${
             JSON.stringify(tool.parameters)
           }`,
           "invalid-arguments",
@@ -346,6 +371,21 @@ function failed(
     ...(denied ? { denied } : {}),
     warnings: [],
   };
+}
+
+/**
+ * One warning per reason a layer is missing on this machine, naming the entries it
+ * leaves unenforced. An unrestricted entry (`*`) is the scope itself, not a missing layer.
+ */
+function missingLayers(tool: string, plan: Confinement): string[] {
+  const byNote = new Map<string, string[]>();
+  for (const l of plan.layers) {
+    if (l.enforcedBy.length > 0 || !l.note || l.entry === "*") continue;
+    const entries = byNote.get(l.note) ?? [];
+    entries.push(`${l.kind} ${l.entry}`);
+    byNote.set(l.note, entries);
+  }
+  return [...byNote].map(([note, entries]) => `${tool}: ${entries.join(", ")}: ${note}`);
 }
 
 /** The environment a tool may see: all of it (minus withheld names) or the listed names. */

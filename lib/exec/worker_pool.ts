@@ -22,6 +22,8 @@ import {
 } from "./process.ts";
 import type { FromWorker, ToWorker, WorkerKey } from "./protocol.ts";
 
+import { compareStrings } from "../_compare.ts";
+
 export type { WorkerKey } from "./protocol.ts";
 export { WorkerError, WorkerPermissionError } from "./_worker_errors.ts";
 
@@ -71,6 +73,17 @@ export class WorkerPool {
     this.#watchdogMs = opts.watchdogMs ?? 5000;
     this.#groupKill = Deno.permissions.querySync({ name: "run" }).state === "granted";
     this.#setsid = findSetsid();
+  }
+
+  /**
+   * Starts the Worker of `key` ahead of its first call (for example while the first
+   * model request is in flight), so that call does not pay the Worker start. Errors
+   * surface on the call, not here.
+   *
+   * @param key The Worker's permissions and confinement.
+   */
+  warm(key: WorkerKey): void {
+    this.#slot(key).catch(() => {});
   }
 
   /** Number of live Workers. */
@@ -355,7 +368,7 @@ export function keyString(key: WorkerKey): string {
     key,
     (_k, v) =>
       v !== null && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => compareStrings(a, b)))
         : v,
   );
 }

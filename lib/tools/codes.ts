@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { compareStrings } from "../_compare.ts";
 import type { CodeInfo } from "../types.ts";
 import { MANIFEST_CODES } from "./loaders/manifest.ts";
 import { NANOCODER_CODES } from "./loaders/nanocoder.ts";
@@ -26,5 +27,5 @@ export const ALL_CODES: readonly CodeInfo[] = dedupe([
 function dedupe(list: CodeInfo[]): CodeInfo[] {
   const byCode = new Map<string, CodeInfo>();
   for (const info of list) if (!byCode.has(info.code)) byCode.set(info.code, info);
-  return [...byCode.values()].sort((a, b) => a.code.localeCompare(b.code));
+  return [...byCode.values()].sort((a, b) => compareStrings(a.code, b.code));
 }

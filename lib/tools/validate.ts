@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { compareStrings } from "../_compare.ts";
 import type { Config } from "../config/load.ts";
 import { resolvePath } from "../config/load.ts";
 import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
@@ -220,7 +221,7 @@ function dedupe(list: Diagnostic[]): Diagnostic[] {
 /** Sorts diagnostics by file, line, column, then code. */
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort((a, b) =>
-    a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) ||
-    (a.column ?? 0) - (b.column ?? 0) || a.code.localeCompare(b.code)
+    compareStrings(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) ||
+    (a.column ?? 0) - (b.column ?? 0) || compareStrings(a.code, b.code)
   );
 }

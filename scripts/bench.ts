@@ -1,0 +1,312 @@
+/**
+ * `deno task bench`: every benchmark of the project in one table, each figure next to
+ * its target and the ratio to its baseline measured in the same run (an empty
+ * `deno run`, a bare spawn, a bare fetch loop), so a regression shows at a glance.
+ * `deno task bench --write` also writes the table to `docs/benchmarks.md`.
+ *
+ * Figures are medians; this is a noisy 2-core VM, so expect ±30%.
+ *
+ * @module
+ */
+import { PERMISSION_FLAGS } from "./grant.ts";
+import { generateProject } from "./_gen_project.ts";
+import { benchExec } from "./bench_exec.ts";
+import { benchSse } from "./bench_sse.ts";
+import { sseResponse, sseText, sseToolCalls } from "../tests/_helpers/sse.ts";
+import { runCli } from "../lib/cli/main.ts";
+import type { Io } from "../lib/cli/io.ts";
+
+/** One row of the report. */
+export interface Row {
+  name: string;
+  value: number;
+  unit: "ms" | "MB" | "MB/s";
+  /** The target, as `< N` (or `> N` for throughput). */
+  target: number;
+  higherIsBetter?: boolean;
+  baseline?: { name: string; value: number };
+}
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const DENO = Deno.execPath();
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function timeCommand(args: string[], n: number, cwd = ROOT): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n + 2; i++) {
+    const t = performance.now();
+    const out = await new Deno.Command(DENO, { args, cwd, stdout: "null", stderr: "piped" })
+      .output();
+    const ms = performance.now() - t;
+    if (!out.success && out.code !== 1) {
+      throw new Error(`deno ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    }
+    if (i >= 2) times.push(ms); // two warm-up runs
+  }
+  return median(times);
+}
+
+const harness = (...args: string[]) => ["run", ...PERMISSION_FLAGS, `${ROOT}main.ts`, ...args];
+
+async function startup(empty: number): Promise<Row[]> {
+  const version = await timeCommand(harness("--version"), 20);
+  return [{
+    name: "harness --version",
+    value: version,
+    unit: "ms",
+    target: 50,
+    baseline: { name: "empty deno run", value: empty },
+  }];
+}
+
+async function validate(empty: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [n, target, runs] of [[10, 150, 15], [1000, 500, 7]] as const) {
+    const dir = await Deno.makeTempDir({ prefix: `harness-bench-${n}-` });
+    await Deno.mkdir(`${dir}/.git`);
+    await generateProject(dir, n);
+    const ms = await timeCommand(harness("-C", dir, "tools", "validate"), runs);
+    rows.push({
+      name: `tools validate, ${n} tools`,
+      value: ms,
+      unit: "ms",
+      target,
+      baseline: { name: "empty deno run", value: empty },
+    });
+    await Deno.remove(dir, { recursive: true });
+  }
+  return rows;
+}
+
+async function execRows(): Promise<Row[]> {
+  const rows = await benchExec();
+  return rows.map((r) => {
+    const first = /first/i.test(r.name);
+    return {
+      name: first ? `call path: ${r.name}` : `call path overhead: ${r.name}`,
+      value: first ? r.ms : Math.max(0, r.ms - r.baselineMs),
+      unit: "ms" as const,
+      target: first ? 25 : 1,
+      baseline: { name: "bare Deno.Command spawn", value: r.baselineMs },
+    };
+  });
+}
+
+/** A fake OpenAI server for the loop rows: `turns` tool-call turns, then an answer. */
+function loopServer(tool: string, turns: number, argsFor: (i: number) => unknown) {
+  let count = 0;
+  const gaps: number[] = [];
+  let lastEnd = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const arrived = performance.now();
+    if (lastEnd > 0) gaps.push(arrived - lastEnd);
+    await req.body?.cancel();
+    const i = count++;
+    const body = i < turns
+      ? sseToolCalls(`r${i}`, [{ id: `call_${i}`, name: tool, args: argsFor(i) }])
+      : sseText(`r${i}`, "done");
+    lastEnd = performance.now();
+    if (i >= turns) count = 0;
+    return sseResponse(body);
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    gaps,
+    reset() {
+      count = 0;
+      lastEnd = 0;
+      gaps.length = 0;
+    },
+    close: () => server.shutdown(),
+  };
+}
+
+async function loopProject(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "harness-bench-loop-" });
+  await Deno.mkdir(`${dir}/.git`);
+  await Deno.mkdir(`${dir}/tools/bin`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/tools/bin/now`,
+    '#!/bin/sh\necho \'{"utc":"2026-01-01T00:00:00Z"}\'\n',
+  );
+  await Deno.chmod(`${dir}/tools/bin/now`, 0o755);
+  await Deno.writeTextFile(
+    `${dir}/tools.json`,
+    JSON.stringify({
+      tools: [{
+        name: "now",
+        description: "time",
+        schema: { type: "object", properties: {} },
+        command: ["./tools/bin/now"],
+      }],
+    }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/harness.jsonc`,
+    JSON.stringify({
+      tools: { personal: false, builtins: { stat_file: true }, defaults: { approval: "never" } },
+    }),
+  );
+  for (let i = 0; i < 100; i++) await Deno.writeTextFile(`${dir}/f${i}.txt`, `${i}\n`);
+  return dir;
+}
+
+async function rssOf(args: string[]): Promise<number | undefined> {
+  try {
+    const out = await new Deno.Command("/usr/bin/time", {
+      args: ["-f", "%M", DENO, ...args],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const kb = Number(new TextDecoder().decode(out.stderr).trim().split("\n").at(-1));
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined; // no /usr/bin/time here
+  }
+}
+
+async function loop(): Promise<Row[]> {
+  const dir = await loopProject();
+  const server = loopServer("now", 1, () => ({}));
+  const runArgs = harness(
+    "-C",
+    dir,
+    "run",
+    "--base-url",
+    server.url,
+    "--model",
+    "m",
+    "--approval",
+    "yolo",
+    "go",
+  );
+  const minimalArgs = [
+    "run",
+    "-A",
+    `${ROOT}scripts/_minimal_loop.ts`,
+    server.url,
+    `${dir}/tools/bin/now`,
+  ];
+  const oneShot = await timeCommand(runArgs, 10);
+  const minimal = await timeCommand(minimalArgs, 10);
+  const rss = await rssOf(runArgs);
+  const minimalRss = await rssOf(minimalArgs);
+  await server.close();
+
+  // harness's own time per turn: from the end of one response to the next request.
+  const turns = loopServer("stat_file", 100, (i) => ({ path: `f${i}.txt` }));
+  const quiet: Io = {
+    out() {},
+    err() {},
+    getEnv: (n) => Deno.env.get(n),
+    envObject: () => Deno.env.toObject(),
+    cwd: () => dir,
+    isTerminal: { stdin: false, stdout: false, stderr: false },
+    readStdin: () => Promise.resolve(""),
+    readLine: () => Promise.resolve(null),
+  };
+  const code = await runCli([
+    "-C",
+    dir,
+    "run",
+    "--base-url",
+    turns.url,
+    "--model",
+    "m",
+    "--approval",
+    "yolo",
+    "--max-turns",
+    "200",
+    "go",
+  ], quiet);
+  if (code !== 0) throw new Error(`the 100-turn run exited ${code}`);
+  const perTurn = median(turns.gaps);
+  await turns.close();
+  await Deno.remove(dir, { recursive: true });
+
+  const rows: Row[] = [
+    {
+      name: "one-shot run (start → tool → answer → exit)",
+      value: oneShot,
+      unit: "ms",
+      target: 100,
+      baseline: { name: "minimal Deno loop", value: minimal },
+    },
+    { name: "harness time per turn (server time excluded)", value: perTurn, unit: "ms", target: 2 },
+  ];
+  if (rss !== undefined) {
+    rows.push({
+      name: "one-shot run peak RSS",
+      value: rss,
+      unit: "MB",
+      target: 80,
+      ...(minimalRss ? { baseline: { name: "minimal Deno loop", value: minimalRss } } : {}),
+    });
+  }
+  return rows;
+}
+
+async function sse(): Promise<Row[]> {
+  const r = await benchSse(50);
+  return [{
+    name: "SSE parsing, 50 MB stream",
+    value: r.mbPerSec,
+    unit: "MB/s",
+    target: 50,
+    higherIsBetter: true,
+  }];
+}
+
+function fmt(v: number, unit: Row["unit"]): string {
+  return `${v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0)} ${unit}`;
+}
+
+/** Renders the rows as a Markdown table. */
+export function table(rows: Row[]): string {
+  const lines = [
+    "| benchmark | result | target | baseline | ratio | met |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const r of rows) {
+    const met = r.higherIsBetter ? r.value > r.target : r.value < r.target;
+    const base = r.baseline ? `${r.baseline.name}: ${fmt(r.baseline.value, r.unit)}` : "–";
+    const ratio = r.baseline && r.baseline.value > 0
+      ? `${(r.value / r.baseline.value).toFixed(2)}×`
+      : "–";
+    lines.push(
+      `| ${r.name} | ${fmt(r.value, r.unit)} | ${
+        r.higherIsBetter ? ">" : "<"
+      } ${r.target} ${r.unit} | ${base} | ${ratio} | ${met ? "yes" : "**no**"} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const empty = await Deno.makeTempFile({ suffix: ".ts" });
+  await Deno.writeTextFile(empty, "");
+  const emptyMs = await timeCommand(["run", empty], 20);
+  const rows: Row[] = [];
+  for (const part of [() => startup(emptyMs), () => validate(emptyMs), execRows, loop, sse]) {
+    rows.push(...await part());
+    console.error(`… ${rows.length} rows`);
+  }
+  const out = table(rows);
+  console.log(out);
+  if (Deno.args.includes("--write")) {
+    const machine =
+      `${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, Deno ${Deno.version.deno}, kernel ${Deno.osRelease()}`;
+    await Deno.mkdir(`${ROOT}docs`, { recursive: true });
+    await Deno.writeTextFile(
+      `${ROOT}docs/benchmarks.md`,
+      `# Benchmarks\n\nMeasured with \`deno task bench\` on ${
+        new Date().toISOString().slice(0, 10)
+      }, ${machine}.\nMedians; the machine is a noisy 2-core VM, so expect ±30%.\n\n${out}\n`,
+    );
+    console.error("wrote docs/benchmarks.md");
+  }
+}
