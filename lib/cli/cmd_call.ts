@@ -8,6 +8,7 @@
  */
 import { parse, type ParseError } from "jsonc-parser";
 import { locate } from "../config/_positions.ts";
+import { resolvePath } from "../config/load.ts";
 import { ExitCode, UsageError } from "../errors.ts";
 import type { ApprovalPolicy, CallResult } from "../exec/call_types.ts";
 import { SECRET_NAME } from "../exec/call.ts";
@@ -47,7 +48,9 @@ export async function readArgumentText(
   if (opts.args !== undefined) return { text: opts.args, origin: "--args" };
   if (opts.argsFile !== undefined) {
     try {
-      return { text: await Deno.readTextFile(opts.argsFile), origin: opts.argsFile };
+      // Relative to where the user ran harness (under `deno task` that is not Deno.cwd()).
+      const file = resolvePath(ctx.io.cwd(), opts.argsFile);
+      return { text: await Deno.readTextFile(file), origin: opts.argsFile };
     } catch (error) {
       throw new UsageError(
         `Cannot read the arguments file "${opts.argsFile}": ${(error as Error).message}`,

@@ -11,9 +11,11 @@
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import validateConfig from "../_generated/config_validator.js";
 import { ConfigError } from "../errors.ts";
+import { compileMini } from "../exec/mini_schema.ts";
 import { parsePermissionObject } from "../tools/permissions.ts";
+import { BUILTIN_TOOLS } from "../../tools/mod.ts";
 import type { Approval, JsonObject, PermissionScope } from "../types.ts";
-import { describeSchemaError, locate } from "./_positions.ts";
+import { describeSchemaError, didYouMean, locate } from "./_positions.ts";
 
 /** The name of the config file. */
 export const CONFIG_FILE = "harness.jsonc";
@@ -194,7 +196,35 @@ export function parseConfigText(file: string, text: string): JsonObject {
       throw new ConfigError(file, `${above}${problems[0].message}`, { line, column });
     }
   }
+  checkBuiltinOptions(file, text, root, value);
   return value;
+}
+
+/** Checks the options of each built-in tool against the tool's own options schema. */
+function checkBuiltinOptions(file: string, text: string, root: Node, value: JsonObject): void {
+  const builtins = (value.tools as JsonObject | undefined)?.builtins as JsonObject | undefined;
+  for (const [name, setting] of Object.entries(builtins ?? {})) {
+    const tool = BUILTIN_TOOLS[name];
+    if (!tool || setting === null || typeof setting !== "object") continue;
+    const errors = compileMini(tool.optionsSchema)?.(setting) ?? [];
+    if (errors.length === 0) continue;
+    const e = errors[0];
+    const sub = e.instancePath.split("/").slice(1);
+    const path = ["tools", "builtins", name, ...sub];
+    const known = Object.keys((tool.optionsSchema.properties ?? {}) as object);
+    const extra = e.params.additionalProperty;
+    const hint = extra !== undefined ? didYouMean(String(extra), known) : undefined;
+    const where = extra !== undefined
+      ? `unknown option "${String(extra)}" of the built-in "${name}": ${
+        hint
+          ? `did you mean "${hint}"?`
+          : `expected one of ${known.map((k) => `"${k}"`).join(", ")}`
+      }`
+      : `"${path.join(".")}" ${e.message}`;
+    const node = findNode(root, path);
+    const { line, column } = locate(text, node?.offset ?? 0);
+    throw new ConfigError(file, where, { line, column });
+  }
 }
 
 function permissionSections(value: JsonObject): [(string | number)[], unknown][] {
