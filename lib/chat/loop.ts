@@ -288,7 +288,7 @@ export async function* runChat(options: LoopOptions): AsyncGenerator<LoopEvent, 
     if (!stop) {
       for await (const [call, result] of runCalls(pending, tools.readOnly, options)) {
         results.set(call.id, result);
-        if (result.failure === "denied" && options.onDenied === "stop" && !stop) {
+        if (stopsRun(result, options) && !stop) {
           stop = {
             reason: "denied",
             error: {
@@ -346,8 +346,16 @@ async function* runCalls(
     };
     await Promise.all(Array.from({ length: Math.min(options.parallelism, group.length) }, worker));
     yield* out;
-    if (out.some(([, r]) => r.failure === "denied") && options.onDenied === "stop") return;
+    if (out.some(([, r]) => stopsRun(r, options))) return;
   }
+}
+
+/**
+ * Whether a result ends the run: a denial by policy or permissions when `--on-denied`
+ * is `stop`. A user who declines at the prompt does not end the run: the model is told.
+ */
+function stopsRun(result: CallResult, options: LoopOptions): boolean {
+  return result.failure === "denied" && result.denied?.by !== "user" && options.onDenied === "stop";
 }
 
 /** Runs one call; a call path that throws becomes a failed result, never a crashed run. */

@@ -343,7 +343,17 @@ export async function executeRun(
       if (e.type === "done") {
         exitCode = e.exitCode;
         if (run.opts.outputLastMessage !== undefined) {
-          await Deno.writeTextFile(run.opts.outputLastMessage, e.finalText);
+          // Relative to where the user ran harness, like --transcript and --record.
+          const file = run.opts.outputLastMessage.startsWith("/")
+            ? run.opts.outputLastMessage
+            : `${ctx.io.cwd()}/${run.opts.outputLastMessage}`;
+          try {
+            await Deno.writeTextFile(file, e.finalText);
+          } catch (error) {
+            throw new UsageError(
+              `Cannot write --output-last-message "${file}": ${(error as Error).message}`,
+            );
+          }
         }
       }
     }

@@ -92,7 +92,11 @@ export class CallPath {
         `Denied: ${decision.reason}. Do not retry this call; continue without it or ask the user.`,
         "denied",
         elapsed(),
-        { reason: decision.reason, ...(decision.hint ? { hint: decision.hint } : {}) },
+        {
+          reason: decision.reason,
+          by: decision.by,
+          ...(decision.hint ? { hint: decision.hint } : {}),
+        },
       );
     }
     let plan: ReturnType<CallPath["plan"]>;
@@ -105,6 +109,7 @@ export class CallPath {
       if (error instanceof DeniedError) {
         return failed(`Denied: ${error.message}.`, "denied", elapsed(), {
           reason: error.message,
+          by: "permission",
           ...(error.hint ? { hint: error.hint } : {}),
         });
       }
@@ -146,6 +151,7 @@ export class CallPath {
       if (error instanceof DeniedError) {
         return failed(`Denied: ${error.message}.`, "denied", elapsed(), {
           reason: error.message,
+          by: "permission",
           ...(error.hint ? { hint: error.hint } : {}),
         });
       }
@@ -357,7 +363,7 @@ function failed(
   content: string,
   failure: CallFailure,
   durationMs: number,
-  denied?: { reason: string; hint?: string },
+  denied?: CallResult["denied"],
 ): CallResult {
   return {
     ok: false,

@@ -39,7 +39,12 @@ export interface CallResult {
   /** Set when the call did not succeed. */
   failure?: CallFailure;
   /** For denials: the reason and how to allow it. */
-  denied?: { reason: string; hint?: string };
+  denied?: {
+    reason: string;
+    hint?: string;
+    /** Who denied: the user at the prompt (the run goes on), or policy and permissions. */
+    by?: "user" | "mode" | "policy" | "config" | "permission";
+  };
   /** One-line warnings (a missing enforcement layer in `auto` mode). */
   warnings: string[];
 }
