@@ -17,7 +17,10 @@ import { sseResponse, sseText, sseToolCalls } from "./_helpers/sse.ts";
 type Json = Record<string, unknown>;
 const ANSWER = "The notes say: ship it.";
 const twoTurns = () => [
-  () => sseResponse(sseToolCalls("r1", [{ id: "call_s", name: "shout", args: { message: "ship it" } }])),
+  () =>
+    sseResponse(
+      sseToolCalls("r1", [{ id: "call_s", name: "shout", args: { message: "ship it" } }]),
+    ),
   () => sseResponse(sseText("r2", ANSWER)),
 ];
 
@@ -66,14 +69,17 @@ Deno.test("runCli() run --output-last-message writes the final answer, relative 
 Deno.test("runCli() run - reads the prompt from standard input", async () => {
   await using project = await stageProject("formats");
   const prompt = "Review this diff:\n+ added a line\n";
-  const fake = await withFakeServer([() => sseResponse(sseText("r", "Looks fine."))], async (fake) => {
-    const run = await runHarness(
-      ["-C", project.dir, "run", "--base-url", fake.url, "-"],
-      { cwd: project.root, stdin: prompt },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, "Looks fine.\n");
-  });
+  const fake = await withFakeServer(
+    [() => sseResponse(sseText("r", "Looks fine."))],
+    async (fake) => {
+      const run = await runHarness(
+        ["-C", project.dir, "run", "--base-url", fake.url, "-"],
+        { cwd: project.root, stdin: prompt },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, "Looks fine.\n");
+    },
+  );
   assert.deepEqual((fake.requests[0].body as { messages: Json[] }).messages, [
     { role: "user", content: prompt },
   ]);

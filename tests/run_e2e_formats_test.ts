@@ -141,7 +141,12 @@ Deno.test("runCli() run passes native tools through and never runs them", async 
   ];
   const annotations = [{
     type: "url_citation",
-    url_citation: { url: "https://deno.com/blog/v2.0", title: "Deno 2", start_index: 0, end_index: 6 },
+    url_citation: {
+      url: "https://deno.com/blog/v2.0",
+      title: "Deno 2",
+      start_index: 0,
+      end_index: 6,
+    },
   }];
   const cited = [
     { role: "assistant", content: "Deno 2" },
@@ -186,7 +191,10 @@ Deno.test("runCli() run passes native tools through and never runs them", async 
   }
   const [, , webResult] = messagesOf(fake.requests[1].body);
   assert.equal(webResult.tool_call_id, "call_w");
-  assert.match(String(webResult.content), /"web_search" is a provider-native tool: the provider runs it/);
+  assert.match(
+    String(webResult.content),
+    /"web_search" is a provider-native tool: the provider runs it/,
+  );
   // The annotations stay in the history sent back …
   const assistant = messagesOf(fake.requests[2].body)[3];
   assert.deepEqual(assistant.annotations, annotations);

@@ -135,7 +135,11 @@ Deno.test("runCli() run denies a call that needs approval without a terminal (ex
   assert.equal(await project.read("marker.txt"), undefined, "the denied tool ran");
   const records = parseJsonLines(await Deno.readTextFile(transcript));
   const approval = records.find((r) => r.type === "approval")!;
-  assert.deepEqual([approval.tool, approval.approved, approval.by], ["touch_marker", false, "mode"]);
+  assert.deepEqual([approval.tool, approval.approved, approval.by], [
+    "touch_marker",
+    false,
+    "mode",
+  ]);
   const result = records.find((r) => r.type === "tool_result")!;
   assert.deepEqual([result.ok, result.failure], [false, "denied"]);
   assert.deepEqual([records.at(-1)!.reason, records.at(-1)!.exitCode], ["denied", 5]);
@@ -172,7 +176,11 @@ Deno.test("harness run exits 130 on SIGINT and flushes the transcript (subproces
       object: "chat.completion.chunk",
       created: 1,
       model: "m",
-      choices: [{ index: 0, delta: { role: "assistant", content: "Working" }, finish_reason: null }],
+      choices: [{
+        index: 0,
+        delta: { role: "assistant", content: "Working" },
+        finish_reason: null,
+      }],
     })
   }\n\n`;
   // The first event, then silence for a minute: a server that hangs mid-stream.

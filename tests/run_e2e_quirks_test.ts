@@ -78,7 +78,10 @@ const CASES: QuirkCase[] = [
     followUp: true,
     code: 0,
     async check(q) {
-      assert.deepEqual(results(q), [["call_o1", "wrote hello.py\n"], ["call_o2", "wrote world.py\n"]]);
+      assert.deepEqual(results(q), [["call_o1", "wrote hello.py\n"], [
+        "call_o2",
+        "wrote world.py\n",
+      ]]);
       assert.equal(await q.project.read("hello.py"), "print(1)");
       assert.equal(await q.project.read("world.py"), "print(2)");
     },
@@ -120,7 +123,10 @@ const CASES: QuirkCase[] = [
       const ids = (messages(q, 1)[1].tool_calls as { id: string }[]).map((c) => c.id);
       assert.equal(ids.length, 2);
       for (const id of ids) assert.match(id, /^call_[0-9a-zA-Z]{9}$/);
-      assert.deepEqual(results(q), [[ids[0], "results for deno\n"], [ids[1], "results for node\n"]]);
+      assert.deepEqual(results(q), [[ids[0], "results for deno\n"], [
+        ids[1],
+        "results for node\n",
+      ]]);
     },
   },
   {
@@ -275,7 +281,10 @@ for (const c of CASES) {
     await using project = await stageProject("quirks");
     const transcript = `${project.root}/transcript.jsonl`;
     let run: CliResult | undefined;
-    const steps = [{ sse: c.fixture }, ...(c.followUp ? [() => sseResponse(sseText("f", FINAL))] : [])];
+    const steps = [
+      { sse: c.fixture },
+      ...(c.followUp ? [() => sseResponse(sseText("f", FINAL))] : []),
+    ];
     const fake = await withFakeServer(steps, async (fake) => {
       run = await runHarness([
         "-C",

@@ -158,6 +158,8 @@ export function callCommand(name: string, dash: string | undefined, opts: CallOp
           }
           ctx.io.out(lines.join("\n") + "\n");
         }
+        // The plan is shown either way; the exit code says the call would be refused.
+        if (plan.confinement.refused) ctx.setExitCode(ExitCode.Denied);
         return;
       }
       const result = await session.calls.call({ name, args, rawArguments: text });

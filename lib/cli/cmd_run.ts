@@ -171,6 +171,7 @@ export async function openModel(
     ...(p.parallelToolCalls !== undefined ? { parallelToolCalls: p.parallelToolCalls } : {}),
     ...(p.requestTimeoutMs !== undefined ? { requestTimeoutMs: p.requestTimeoutMs } : {}),
     ...(p.maxRetries !== undefined ? { maxRetries: p.maxRetries } : {}),
+    ...(p.retryBaseMs !== undefined ? { retryBaseMs: p.retryBaseMs } : {}),
     ...(p.toolCallIdFormat === "mistral9" ? { toolCallIdFormat: "mistral9" as const } : {}),
     ...(p.toolCallIdFormat === "none" ? { toolCallIdFormat: "none" as const } : {}),
     ...(opts.record !== undefined

@@ -51,6 +51,7 @@ export interface ProviderConfig {
   extraBody: JsonObject;
   requestTimeoutMs?: number;
   maxRetries?: number;
+  retryBaseMs?: number;
   toolCallIdFormat: "auto" | "mistral9" | "none";
 }
 
@@ -333,7 +334,14 @@ function buildConfig(
   const model = options.getEnv("HARNESS_MODEL") || (provider.model as string | undefined);
   if (model) config.provider.model = model;
   for (
-    const key of ["temperature", "topP", "maxTokens", "requestTimeoutMs", "maxRetries"] as const
+    const key of [
+      "temperature",
+      "topP",
+      "maxTokens",
+      "requestTimeoutMs",
+      "maxRetries",
+      "retryBaseMs",
+    ] as const
   ) {
     if (typeof provider[key] === "number") config.provider[key] = provider[key] as number;
   }

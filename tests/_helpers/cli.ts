@@ -247,7 +247,10 @@ export function spawnHarness(args: string[], env: Record<string, string> = {}): 
     stdout: () => out,
     waitForStdout(test, timeoutMs) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`timed out waiting; stdout: ${out}`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new Error(`timed out waiting; stdout: ${out}`)),
+          timeoutMs,
+        );
         const finish = (error?: Error) => {
           clearTimeout(timer);
           waiters.delete(check);
@@ -264,7 +267,11 @@ export function spawnHarness(args: string[], env: Record<string, string> = {}): 
     async finished() {
       const s = await status;
       await pumpOut;
-      return { code: s.signal ? 128 + signalNumber(s.signal) : s.code, stdout: out, stderr: await stderr };
+      return {
+        code: s.signal ? 128 + signalNumber(s.signal) : s.code,
+        stdout: out,
+        stderr: await stderr,
+      };
     },
   };
 }
