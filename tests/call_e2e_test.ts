@@ -9,12 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import {
-  API_KEY,
-  type CallProject,
-  copyProject,
-  parseDump,
-} from "./fixtures/call/project.ts";
+import { API_KEY, type CallProject, copyProject, parseDump } from "./fixtures/call/project.ts";
 
 const JSON_KEYS = ["ok", "content", "exitCode", "signal", "timedOut", "truncated", "durationMs"];
 
@@ -194,7 +189,10 @@ Deno.test(
     ]);
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, /^stdin: {2}\(none: \/dev\/null\)$/m);
-    assert.match(text.out, /^script:\n {2}touch ran-nano_dump\n {2}printf 'value\\0%s\\0' '\$\(touch ran-injected\)'$/m);
+    assert.match(
+      text.out,
+      /^script:\n {2}touch ran-nano_dump\n {2}printf 'value\\0%s\\0' '\$\(touch ran-injected\)'$/m,
+    );
 
     const run = await p.cli([
       "tools",
@@ -273,7 +271,13 @@ Deno.test(
   withProject(async (p) => {
     const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
     const run = await childCli(
-      [`--allow-read=${repo},${p.dir}`, "--allow-write", "--allow-env", "--allow-run", "--allow-ffi"],
+      [
+        `--allow-read=${repo},${p.dir}`,
+        "--allow-write",
+        "--allow-env",
+        "--allow-run",
+        "--allow-ffi",
+      ],
       ["-C", p.dir, "tools", "call", "octo_machine"],
     );
     assert.equal(run.code, 5, run.err);
@@ -453,11 +457,11 @@ Deno.test(
 Deno.test(
   "tools call hands a Nanocoder template bash -c, /dev/null and no argument variables",
   withProject(async (p) => {
-    const r = await p.call("nano_dump", { value: "it's \"quoted\"", count: 2 });
+    const r = await p.call("nano_dump", { value: 'it\'s "quoted"', count: 2 });
     assert.equal(r.code, 0);
     assert.ok(r.content.startsWith("EXIT_CODE: 0\n"), r.content);
     const dump = parseDump(r.content);
-    assert.equal(dump.value, "it's \"quoted\"");
+    assert.equal(dump.value, 'it\'s "quoted"');
     assert.deepEqual(dump.argv, ["/bin/bash"], "$0 is the shell; no positional arguments");
     assert.equal(dump.cwd, p.dir);
     assert.equal(dump.stdin, "");
@@ -493,7 +497,7 @@ Deno.test(
 );
 
 Deno.test(
-  "tools call renders agentcli results on one line and failures as {\"error\": …}",
+  'tools call renders agentcli results on one line and failures as {"error": …}',
   withProject(async (p) => {
     const ok = await p.call("agent_act", { say: "hello" });
     assert.equal(ok.code, 0);

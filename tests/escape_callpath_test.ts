@@ -30,7 +30,8 @@ const NO_LANDLOCK_NET = !LANDLOCK
   : undefined;
 const NO_NETNS = CAPS.os !== "linux"
   ? "network namespaces need Linux"
-  : CAPS.netnsPrivileged && CAPS.ffi || CAPS.unshare !== null && (CAPS.netnsPrivileged || CAPS.userns)
+  : CAPS.netnsPrivileged && CAPS.ffi ||
+      CAPS.unshare !== null && (CAPS.netnsPrivileged || CAPS.userns)
   ? undefined
   : "no network namespace is available (no CAP_SYS_ADMIN, no unshare with user namespaces)";
 
@@ -140,7 +141,10 @@ Deno.test(
     await using server = countingServer();
     const r = await p.call("octo_offline", { port: server.port });
     assert.equal(r.code, 1, r.content);
-    assert.match(r.content, /exited with status exit status: 1\n\[stderr\]\n.*(Network is unreachable|Permission denied|Connection refused)/);
+    assert.match(
+      r.content,
+      /exited with status exit status: 1\n\[stderr\]\n.*(Network is unreachable|Permission denied|Connection refused)/,
+    );
     assert.ok(!r.content.includes("reached the server"));
     assert.equal(server.seen(), 0, "the server saw nothing");
   }),

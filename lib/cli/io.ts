@@ -32,6 +32,19 @@ function writeAllSync(fd: { writeSync(p: Uint8Array): number }, text: string): v
   while (data.length > 0) data = data.subarray(fd.writeSync(data));
 }
 
+/** Reads a variable; one harness may not read (narrow `--allow-env`) reads as unset. */
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function envGranted(): boolean {
+  return Deno.permissions.querySync({ name: "env" }).state === "granted";
+}
+
 /** The real process: `Deno.stdout`, `Deno.env`, `Deno.cwd()`. */
 export function processIo(): Io {
   let lineReader: ReadableStreamDefaultReader<string> | undefined;
@@ -39,11 +52,12 @@ export function processIo(): Io {
   return {
     out: (text) => writeAllSync(Deno.stdout, text),
     err: (text) => writeAllSync(Deno.stderr, text),
-    getEnv: (name) => Deno.env.get(name),
-    envObject: () => Deno.env.toObject(),
+    getEnv: readEnv,
+    // Under a grant without --allow-env, tools get an empty environment.
+    envObject: () => (envGranted() ? Deno.env.toObject() : {}),
     // Under `deno task`, the task runs in the config's directory; INIT_CWD is where the
     // user ran it, which is what `-C` defaults to.
-    cwd: () => Deno.env.get("INIT_CWD") ?? Deno.cwd(),
+    cwd: () => readEnv("INIT_CWD") ?? Deno.cwd(),
     isTerminal: {
       stdin: Deno.stdin.isTerminal(),
       stdout: Deno.stdout.isTerminal(),

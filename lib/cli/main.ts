@@ -50,6 +50,19 @@ export function reportError(error: unknown, io: Io): number {
     if (error.hint) io.err(`${style.dim("hint")}: ${error.hint}\n`);
     return error.exitCode;
   }
+  if (error instanceof Deno.errors.NotCapable) {
+    // harness was started with a narrower Deno grant than this command needs.
+    const flag = /--allow-[a-z]+/.exec(error.message)?.[0] ?? "the missing --allow-… flag";
+    io.err(
+      `${
+        style.red("error")
+      }: harness was started without a permission this command needs: ${error.message}\n` +
+        `${
+          style.dim("hint")
+        }: run harness with ${flag} (the compiled binary and \`deno task harness\` have it)\n`,
+    );
+    return ExitCode.Denied;
+  }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   io.err(
     `${style.red("error")}: internal error: ${message}\n` +

@@ -39,7 +39,8 @@ export async function openSession(ctx: CommandContext, approve: ApprovalPolicy):
   let snapshot = await registry.refresh();
   const caps = await probeMachine();
   const pool = new WorkerPool();
-  const tmpDir = await Deno.makeTempDir({ prefix: "harness-tools-" });
+  // Without write access harness cannot make a private TMPDIR: tools then get none.
+  const tmpDir = await Deno.makeTempDir({ prefix: "harness-tools-" }).catch(() => undefined);
   const builtinOptions: Record<string, JsonObject> = {};
   for (const { name, options } of enabledBuiltins(config)) builtinOptions[name] = options;
   const calls = new CallPath({
@@ -50,7 +51,7 @@ export async function openSession(ctx: CommandContext, approve: ApprovalPolicy):
     pool,
     caps,
     env: ctx.io.envObject(),
-    tmpDir,
+    ...(tmpDir ? { tmpDir } : {}),
     builtinOptions,
   });
   return {
@@ -64,7 +65,7 @@ export async function openSession(ctx: CommandContext, approve: ApprovalPolicy):
     calls,
     async close() {
       pool.close();
-      await Deno.remove(tmpDir, { recursive: true }).catch(() => {});
+      if (tmpDir) await Deno.remove(tmpDir, { recursive: true }).catch(() => {});
     },
   };
 }

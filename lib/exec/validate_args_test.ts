@@ -58,22 +58,19 @@ for (const [label, raw] of CASES) {
     })();
     const valid = label === "a simple schema" ? { n: 1 } : { when: "2024-01-01T00:00:00Z" };
 
-    let before = reads();
+    const before = reads();
     assert.equal(await v.validate(tool(schema), valid), undefined);
     const first = reads() - before;
     assert.ok(first > keyCost, `compiling reads the schema (${first} > ${keyCost})`);
 
-    for (const name of ["t", "other_tool_same_schema"]) {
-      before = reads();
-      assert.equal(await v.validate(tool(schema, name), valid), undefined);
-      assert.notEqual(await v.validate(tool(schema, name), {}), undefined);
-      const again = reads() - before;
-      assert.ok(again <= 2 * keyCost, `${name}: no recompilation (${again} <= ${2 * keyCost})`);
+    // Later calls with an equal schema (another object, another tool name, as after a
+    // registry refresh) read it only to compute the cache key: nothing is compiled again.
+    for (const name of ["t", "t", "other_tool_same_schema"]) {
+      const copy = counted(structuredClone(raw));
+      assert.equal(await v.validate(tool(copy.schema, name), valid), undefined);
+      assert.notEqual(await v.validate(tool(copy.schema, name), {}), undefined);
+      assert.ok(copy.reads() <= 2 * keyCost, `${name}: ${copy.reads()} <= ${2 * keyCost}`);
     }
-    // An equal schema in another object shares the compiled validator too.
-    const copy = counted(structuredClone(raw));
-    await v.validate(tool(copy.schema), valid);
-    assert.ok(copy.reads() <= keyCost, `equal schema text: ${copy.reads()} <= ${keyCost}`);
   });
 }
 
