@@ -8,26 +8,7 @@ import type { Node } from "jsonc-parser";
 import type { ValidationError } from "../_generated/config_validator.js";
 import schema from "./harness.schema.json" with { type: "json" };
 
-/**
- * The 1-based line and column of an offset in a text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.deepEqual(locate("a\nbc", 3), { line: 2, column: 2 });
- * ```
- */
-export function locate(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, column: offset - start + 1 };
-}
+export { locate } from "../_lines.ts";
 
 /** Levenshtein distance, for "did you mean" hints. */
 export function editDistance(a: string, b: string): number {

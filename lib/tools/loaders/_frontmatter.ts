@@ -6,6 +6,7 @@
  *
  * @module
  */
+export { LineIndex } from "../../_lines.ts";
 import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 
 /**
@@ -157,31 +158,4 @@ function keyString(key: unknown): string | undefined {
   if (key === null || key === undefined) return "";
   if (isScalar(key)) return key.value === null ? "" : String(key.value);
   return undefined;
-}
-
-/** Maps offsets in a text to 1-based lines and columns. */
-export class LineIndex {
-  #starts: number[] = [0];
-
-  /** @param text The whole file. */
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
-      this.#starts.push(i + 1);
-    }
-  }
-
-  /**
-   * @param offset A 0-based offset (UTF-16 units).
-   * @returns The 1-based line and column.
-   */
-  at(offset: number): { line: number; column: number } {
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - this.#starts[lo]! + 1 };
-  }
 }

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { LineIndex } from "../../_lines.ts";
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import type {
   CodeInfo,
@@ -98,7 +99,7 @@ function code(id: string, severity: Severity, summary: string): CodeInfo {
  * ```
  */
 export function loadManifest(path: string, text: string, ctx: LoadContext): LoadResult {
-  const lines = new Lines(text);
+  const lines = new LineIndex(text);
   const diagnostics: Diagnostic[] = [];
   const report = (
     severity: Severity,
@@ -215,7 +216,7 @@ function checkEntry(
   path: string,
   ctx: LoadContext,
   seen: Map<string, number>,
-  lines: Lines,
+  lines: LineIndex,
   report: Report,
 ): ToolDefinition | undefined {
   const i = entry.index;
@@ -397,24 +398,4 @@ function nodeAt(node: Node, path: (string | number)[], key: boolean): Node {
     current = next;
   }
   return current;
-}
-
-/** Maps offsets to 1-based lines and columns. */
-class Lines {
-  #starts = [0];
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
-      this.#starts.push(i + 1);
-    }
-  }
-  at(offset: number): { line: number; column: number } {
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - this.#starts[lo]! + 1 };
-  }
 }
