@@ -160,6 +160,21 @@ Deno.test(
     assert.match(line("scope"), /"read":\[".*\/project"\]/);
     assert.ok(lines.some((l) => l.startsWith("layer:  read ")), run.out);
     assert.ok(!run.out.includes(API_KEY), "a secret value is never printed");
+    const json = await p.cli([
+      "tools",
+      "call",
+      "octo_keyed",
+      "--dry-run",
+      "--json",
+      "--args",
+      '{"message":"hi","ratio":2.0}',
+    ]);
+    const plan = JSON.parse(json.out);
+    assert.ok(plan.envNames.includes("OPENAI_API_KEY=***"), plan.envNames.join(" "));
+    assert.equal(plan.stdin, '{"message":"hi","ratio":2.0}');
+    assert.deepEqual(plan.argv, [`${p.dir}/.agents/tools/octo_keyed`]);
+    assert.ok(!json.out.includes(API_KEY));
+    assert.equal(await p.exists("ran-octo_keyed"), false);
 
     // An undeclared tool inherits the environment: secret-looking names are masked.
     const inherit = await p.cli(

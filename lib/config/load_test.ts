@@ -379,10 +379,16 @@ Deno.test("parseConfigText() checks built-in options against the tool's options 
     () => parseConfigText("/p/harness.jsonc", text),
     (e: unknown) =>
       e instanceof ConfigError && e.line === 2 &&
-      e.message.includes('unknown option "allowedCommand" of the built-in "shell": did you mean "allowedCommands"?'),
+      e.message.includes(
+        'unknown option "allowedCommand" of the built-in "shell": did you mean "allowedCommands"?',
+      ),
   );
   const bad = '{ "tools": { "builtins": { "web_fetch": { "hosts": "example.com" } } } }';
-  assert.throws(() => parseConfigText("/p/harness.jsonc", bad), /"tools\.builtins\.web_fetch\.hosts" must be array/);
-  const good = '{ "tools": { "builtins": { "shell": { "allowedCommands": ["git"] }, "read_file": true } } }';
+  assert.throws(
+    () => parseConfigText("/p/harness.jsonc", bad),
+    /"tools\.builtins\.web_fetch\.hosts" must be array/,
+  );
+  const good =
+    '{ "tools": { "builtins": { "shell": { "allowedCommands": ["git"] }, "read_file": true } } }';
   assert.doesNotThrow(() => parseConfigText("/p/harness.jsonc", good));
 });

@@ -159,6 +159,7 @@ export function planConfinement(
       SYSTEM_EXEC_PATHS.join(", ") + " and the tool's run entries",
   });
   for (const extra of scope.run) {
+    if (extra === program) continue; // reported above as the tool's own program
     const path = resolveProgram(extra, searchPath);
     if (path !== undefined) exec.add(path);
     layers.push(compact({
