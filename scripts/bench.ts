@@ -301,11 +301,15 @@ if (import.meta.main) {
     const machine =
       `${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, Deno ${Deno.version.deno}, kernel ${Deno.osRelease()}`;
     await Deno.mkdir(`${ROOT}docs`, { recursive: true });
+    const file = `${ROOT}docs/benchmarks.md`;
+    // Keep the hand-written analysis that follows the table.
+    const previous = await Deno.readTextFile(file).catch(() => "");
+    const notes = previous.includes("\n## Notes") ? previous.slice(previous.indexOf("\n## Notes")) : "";
     await Deno.writeTextFile(
-      `${ROOT}docs/benchmarks.md`,
+      file,
       `# Benchmarks\n\nMeasured with \`deno task bench\` on ${
         new Date().toISOString().slice(0, 10)
-      }, ${machine}.\nMedians; the machine is a noisy 2-core VM, so expect ±30%.\n\n${out}\n`,
+      }, ${machine}.\nMedians; the machine is a noisy 2-core VM, so expect ±30%.\n\n${out}\n${notes}`,
     );
     console.error("wrote docs/benchmarks.md");
   }

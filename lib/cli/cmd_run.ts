@@ -41,7 +41,7 @@ export interface RunOptions {
 /** Default maximum model calls of a run. */
 export const DEFAULT_MAX_TURNS = 20;
 /** Tools whose Workers are started before the first model request. */
-export const MAX_WARM_TOOLS = 8;
+export const MAX_WARM_TOOLS = 4;
 /** Default read-only calls of one turn that run at once. */
 export const DEFAULT_PARALLELISM = 4;
 
