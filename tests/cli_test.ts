@@ -200,3 +200,62 @@ Deno.test("harness doctor reports the grant and the kernel layer", async () => {
   assert.match(text.stdout, /Landlock ABI/);
   assert.match(text.stdout, /What that means/);
 });
+
+Deno.test("harness tools show prints the scope, who enforces it, and the source", async () => {
+  const demo = new URL("../examples/demo", import.meta.url).pathname;
+  const text = await runHarness(["tools", "show", "find_todos"], { cwd: demo });
+  assert.equal(text.code, 0, text.stderr);
+  for (
+    const part of [
+      "Function (as sent to the model)",
+      "Effective scope",
+      "Enforcement on this machine",
+      "Source (front matter and template)",
+      "grep -rn {{# pattern }}",
+    ]
+  ) {
+    assert.ok(text.stdout.includes(part), part);
+  }
+  const json = await runHarness(["tools", "show", "file_stats", "--json"], { cwd: demo });
+  assert.equal(json.code, 0, json.stderr);
+  const shown = JSON.parse(json.stdout);
+  assert.equal(shown.format, "octomind");
+  assert.deepEqual(shown.permissions, { read: ["."] });
+  assert.ok(Array.isArray(shown.scope.layers) && shown.scope.layers.length > 0);
+  assert.match(shown.source.text, /# @param \*path string/);
+  const unknown = await runHarness(["tools", "show", "file_stat"], { cwd: demo });
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /did you mean "file_stats"/);
+});
+
+Deno.test("harness tools schema prints the exact tools array, native tools last and verbatim", async () => {
+  const dir = await tempDir();
+  const native = { type: "openrouter:web_search", parameters: { max_results: 3 } };
+  await Deno.writeTextFile(
+    `${dir}/harness.jsonc`,
+    JSON.stringify({
+      tools: { personal: false, builtins: { stat_file: true } },
+      nativeTools: [native],
+    }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/tools.json`,
+    JSON.stringify({ tools: [{ name: "bare", command: ["/bin/true"] }] }),
+  );
+  const r = await runHarness(["tools", "schema"], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const tools = JSON.parse(r.stdout);
+  assert.deepEqual(tools.map((t: { type: string }) => t.type), [
+    "function",
+    "function",
+    "openrouter:web_search",
+  ]);
+  assert.equal(tools[0].function.name, "stat_file");
+  assert.deepEqual(
+    tools[1],
+    { type: "function", function: { name: "bare" } },
+    "agentcli omits empty fields",
+  );
+  assert.deepEqual(tools[2], native);
+  await Deno.remove(dir, { recursive: true });
+});
