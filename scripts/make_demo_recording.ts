@@ -12,11 +12,10 @@ import { startFakeOpenAI } from "../tests/fake_openai.ts";
 import { sseResponse, sseText, sseToolCalls } from "../tests/_helpers/sse.ts";
 
 /** The prompt of the demo, as the README runs it. */
-export const DEMO_PROMPT = "What is left to do in notes.txt, and what time is it?";
+export const DEMO_PROMPT = "What is left to do in notes.txt? Stamp your answer with the time.";
 
-const ANSWER = "Two items are still open in notes.txt (4 lines, 15 words): tag the release " +
-  "(line 3) and announce it (line 4). The changelog is already done. The clock tool says " +
-  "it is now the time shown in the utc_now result above.";
+const ANSWER = "Open items in notes.txt (4 lines, 15 words), checked at the time utc_now " +
+  "reported: tag the release (line 3) and announce it (line 4). The changelog is done.";
 
 if (import.meta.main) {
   const root = new URL("../", import.meta.url).pathname;

@@ -103,7 +103,7 @@ Examples:
   $ harness tools validate                 lint every tool definition of the project
   $ harness tools list                     what the model would see
   $ harness run "fix the failing test"     run the agent once
-  $ harness -C examples/demo run --replay examples/demo/session.jsonl "What time is it?"
+  $ harness -C examples/demo run --replay examples/demo/session.jsonl "What is left to do in notes.txt?"
 
 Exit codes: 0 ok, 1 work failed, 2 usage or config, 3 provider, 4 budget, 5 denied, 130 interrupted.`,
     );
@@ -269,7 +269,7 @@ Examples:
   $ harness run "fix the failing test"
   $ git diff | harness run - --system @review.md --approval plan
   $ harness run --json --approval never-ask --transcript t.jsonl "update the changelog"
-  $ harness -C examples/demo run --replay examples/demo/session.jsonl "What time is it?"`,
+  $ harness -C examples/demo run --replay examples/demo/session.jsonl "What is left to do in notes.txt?"`,
     )
     .action(async (prompt, opts, command) =>
       await act(async () => (await import("./cmd_run.ts")).runCommand(prompt, opts))(command)
