@@ -304,7 +304,9 @@ if (import.meta.main) {
     const file = `${ROOT}docs/benchmarks.md`;
     // Keep the hand-written analysis that follows the table.
     const previous = await Deno.readTextFile(file).catch(() => "");
-    const notes = previous.includes("\n## Notes") ? previous.slice(previous.indexOf("\n## Notes")) : "";
+    const notes = previous.includes("\n## Notes")
+      ? previous.slice(previous.indexOf("\n## Notes"))
+      : "";
     await Deno.writeTextFile(
       file,
       `# Benchmarks\n\nMeasured with \`deno task bench\` on ${
