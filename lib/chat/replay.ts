@@ -107,15 +107,27 @@ export function createRecordingProvider(
  * @throws {SyntaxError} When a line is not JSON (naming the line).
  */
 export function readRecording(file: string): Exchange[] {
-  const lines = Deno.readTextFileSync(file).split("\n");
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (e) {
+    const why = e instanceof Deno.errors.NotFound
+      ? "the file does not exist"
+      : (e as Error).message;
+    throw new HarnessError(`Cannot read recording "${file}": ${why}`, ExitCode.Usage, {
+      hint: "record one first with --record FILE, or fix the --replay path",
+    });
+  }
   const out: Exchange[] = [];
-  lines.forEach((line, i) => {
+  text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
     try {
       out.push(JSON.parse(line));
     } catch (e) {
-      throw new SyntaxError(
+      throw new HarnessError(
         `Cannot read recording "${file}": line ${i + 1} is not JSON: ${(e as Error).message}`,
+        ExitCode.Usage,
+        { hint: "the recording is damaged: record it again with --record FILE" },
       );
     }
   });

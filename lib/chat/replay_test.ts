@@ -1,3 +1,4 @@
+import { ExitCode, HarnessError } from "../errors.ts";
 import assert from "node:assert/strict";
 import { ProviderError } from "./errors.ts";
 import { createOpenAIProvider } from "./provider.ts";
@@ -192,9 +193,18 @@ Deno.test("readRecording() names a bad line", async () => {
   await Deno.writeTextFile(file, '{"n":1}\nnot json\n');
   assert.throws(
     () => readRecording(file),
-    (e: SyntaxError) => /line 2 is not JSON/.test(e.message),
+    (e: HarnessError) => /line 2 is not JSON/.test(e.message) && e.exitCode === ExitCode.Usage,
   );
   await Deno.remove(file);
+});
+
+Deno.test("readRecording() says a missing recording is a usage error", () => {
+  assert.throws(
+    () => readRecording("/nonexistent/session.jsonl"),
+    (e: HarnessError) =>
+      e.exitCode === ExitCode.Usage && /the file does not exist/.test(e.message) &&
+      /--record/.test(e.hint ?? ""),
+  );
 });
 
 Deno.test("createOpenAIProvider() records to recordTo", async () => {

@@ -6,6 +6,7 @@
  * @module
  */
 import { compareStrings } from "../_compare.ts";
+import { UsageError } from "../errors.ts";
 import type { Config } from "../config/load.ts";
 import { resolvePath } from "../config/load.ts";
 import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
@@ -150,13 +151,18 @@ async function sourcesForPaths(
 ): Promise<ToolSourceSpec[]> {
   const out: ToolSourceSpec[] = [];
   for (const path of paths) {
-    let info: Deno.FileInfo | undefined;
+    let info: Deno.FileInfo;
     try {
       info = await Deno.stat(path);
-    } catch {
-      info = undefined;
+    } catch (error) {
+      const why = error instanceof Deno.errors.NotFound
+        ? "it does not exist"
+        : (error as Error).message;
+      throw new UsageError(`Cannot lint "${path}": ${why}`, {
+        hint: "pass existing files or directories, or nothing to lint the whole project",
+      });
     }
-    if (info?.isDirectory) out.push(...await sourcesForDirectory(path, config, getEnv));
+    if (info.isDirectory) out.push(...await sourcesForDirectory(path, config, getEnv));
     else {out.push({
         format: formatOfFile(path),
         path,

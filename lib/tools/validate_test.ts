@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.ts";
 import assert from "node:assert/strict";
 import type { Config } from "../config/load.ts";
 import type { Diagnostic, Runner, ToolDefinition } from "../types.ts";
@@ -281,8 +282,11 @@ Deno.test("lintTools() lints only the given files, by format of their names", as
     assert.ok(report.diagnostics.length > 0);
     assert.ok(report.diagnostics.every((d) => d.file === `${dir}/one.md`));
     assert.ok(report.diagnostics.some((d) => d.code === "nanocoder/invalid-name"));
-    const missing = await lintTools(config(dir), ["nope.md"], PATH_ENV);
-    assert.deepEqual(missing.diagnostics.map((d) => d.code), ["nanocoder/not-found"]);
+    await assert.rejects(
+      () => lintTools(config(dir), ["nope.md"], PATH_ENV),
+      (e: unknown) =>
+        e instanceof UsageError && /Cannot lint ".*nope\.md": it does not exist/.test(e.message),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
