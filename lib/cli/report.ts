@@ -109,6 +109,14 @@ export function formatGithub(diagnostics: Diagnostic[], base: string): string {
   }).join("");
 }
 
+/** A SARIF artifact location: relative to the source root when inside it, else a file URI. */
+function sarifLocation(base: string, file: string): { uri: string; uriBaseId?: string } {
+  const relative = relativeTo(base, file);
+  return relative === file
+    ? { uri: encodeURI(`file://${file}`) }
+    : { uri: encodeURI(relative), uriBaseId: "%SRCROOT%" };
+}
+
 const SARIF_LEVEL = { error: "error", warning: "warning", info: "note" } as const;
 
 /**
@@ -155,7 +163,7 @@ export function formatSarif(
         message: { text: d.message },
         locations: [{
           physicalLocation: {
-            artifactLocation: { uri: relativeTo(base, d.file), uriBaseId: "%SRCROOT%" },
+            artifactLocation: sarifLocation(base, d.file),
             ...(d.line !== undefined
               ? { region: { startLine: d.line, startColumn: d.column ?? 1 } }
               : {}),

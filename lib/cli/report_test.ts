@@ -174,3 +174,18 @@ Deno.test("formatSarif() has an empty result list when nothing was found", () =>
   assert.deepEqual(sarif.runs[0].results, []);
   assert.deepEqual(sarif.runs[0].tool.driver.rules, []);
 });
+
+Deno.test("formatSarif() encodes paths as URIs, relative to the source root when inside it", () => {
+  const diagnostics = [
+    { severity: "error" as const, code: "x/y", message: "m", file: "/p/a b/c.md", line: 1 },
+    { severity: "warning" as const, code: "x/y", message: "m", file: "/home/u/.config/t.md" },
+  ];
+  const sarif = JSON.parse(formatSarif(diagnostics, "/p", [], "1.0.0"));
+  const locations = sarif.runs[0].results.map((
+    r: { locations: { physicalLocation: { artifactLocation: unknown } }[] },
+  ) => r.locations[0].physicalLocation.artifactLocation);
+  assert.deepEqual(locations, [
+    { uri: "a%20b/c.md", uriBaseId: "%SRCROOT%" },
+    { uri: "file:///home/u/.config/t.md" },
+  ]);
+});

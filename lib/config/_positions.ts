@@ -135,6 +135,16 @@ export function describeSchemaError(
         message: `${where} is missing the required key "${String(params.missingProperty)}"`,
         offset,
       };
+    case "oneOf": {
+      const branches = (schemaAt(pointer)?.oneOf ?? []) as SchemaNode[];
+      const types = branches.map((b) => String(deref(b)?.type ?? "")).filter(Boolean);
+      return {
+        message: `${where} must be ${types.map(article).join(" or ")} (got ${
+          value?.type ?? "nothing"
+        })`,
+        offset,
+      };
+    }
     case "pattern":
       return {
         message: `${where} does not match ${String(params.pattern)} (got ${

@@ -181,7 +181,10 @@ export function parseConfigText(file: string, text: string): JsonObject {
   }
   const value = nodeValue(root) as JsonObject;
   if (!validateConfig(value)) {
-    const error = (validateConfig.errors ?? [])[0];
+    const errors = validateConfig.errors ?? [];
+    // For a "oneOf" (e.g. a built-in setting: true, false or options), the branch errors
+    // say less than the oneOf itself.
+    const error = errors.find((e) => e.keyword === "oneOf") ?? errors[0];
     const { message, offset } = describeSchemaError(root, error);
     const { line, column } = locate(text, offset);
     throw new ConfigError(file, message, { line, column });

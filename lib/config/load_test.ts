@@ -392,3 +392,10 @@ Deno.test("parseConfigText() checks built-in options against the tool's options 
     '{ "tools": { "builtins": { "shell": { "allowedCommands": ["git"] }, "read_file": true } } }';
   assert.doesNotThrow(() => parseConfigText("/p/harness.jsonc", good));
 });
+
+Deno.test("parseConfigText() describes a value that fits no branch of a oneOf", () => {
+  assert.throws(
+    () => parseConfigText("/p/harness.jsonc", '{ "tools": { "builtins": { "shell": 3 } } }'),
+    /"tools\.builtins\.shell" must be a boolean or an object \(got number\)/,
+  );
+});
