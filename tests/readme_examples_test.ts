@@ -41,3 +41,12 @@ Deno.test("README: the example of each format passes harness tools validate", as
   assert.equal(r.code, 0);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("README: the harness.jsonc example is a valid config", async () => {
+  const { parseConfigText } = await import("../lib/config/load.ts");
+  const at = README.indexOf("\n## Configuration");
+  const block = /```jsonc\n([\s\S]*?)```/.exec(README.slice(at));
+  assert.ok(block, "a jsonc block follows the Configuration heading");
+  const config = parseConfigText("README.md", block[1]);
+  assert.equal(config.sandbox, "strict");
+});
