@@ -40,8 +40,6 @@ export interface RunOptions {
 
 /** Default maximum model calls of a run. */
 export const DEFAULT_MAX_TURNS = 20;
-/** Tools whose Workers are started before the first model request. */
-export const MAX_WARM_TOOLS = 4;
 /** Default read-only calls of one turn that run at once. */
 export const DEFAULT_PARALLELISM = 4;
 
@@ -294,9 +292,6 @@ export async function executeRun(
     }
     return decision;
   });
-  // Start the tools' Workers while the first model request is in flight.
-  const offered = session.current().tools.filter((t) => offeredInMode(t, settings.approval));
-  for (const tool of offered.slice(0, MAX_WARM_TOOLS)) session.calls.warm(tool);
   const controller = new AbortController();
   const timer = settings.timeoutMs !== undefined
     ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs)
@@ -337,6 +332,12 @@ export async function executeRun(
         break;
       }
       const e: LoopEvent = next.value;
+      if (e.type === "tool_call_started") {
+        // Start the tool's Worker as soon as its name arrives: it boots while the model
+        // streams the arguments. Only called tools pay a Worker (memory).
+        const tool = session.current().byName.get(e.name);
+        if (tool) session.calls.warm(tool);
+      }
       if (e.type !== "text_delta" && e.type !== "reasoning_delta") {
         transcript.write(transcriptRecord(e));
       }
