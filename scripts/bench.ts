@@ -87,13 +87,96 @@ async function execRows(): Promise<Row[]> {
   return rows.map((r) => {
     const first = /first/i.test(r.name);
     return {
-      name: first ? `call path: ${r.name}` : `call path overhead: ${r.name}`,
+      name: first ? `tool Worker: ${r.name}` : `Worker + Landlock overhead: ${r.name}`,
       value: first ? r.ms : Math.max(0, r.ms - r.baselineMs),
       unit: "ms" as const,
       target: first ? 25 : 1,
       baseline: { name: "bare Deno.Command spawn", value: r.baselineMs },
     };
   });
+}
+
+/**
+ * The whole call path (argument validation, scope, confinement plan, Worker, Landlock,
+ * the Octomind convention) against a bare `Deno.Command` spawn of the same script:
+ * medians of 200 interleaved calls.
+ */
+export async function fullCallPath(): Promise<Row[]> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "harness-bench-call-" }));
+  await Deno.mkdir(`${dir}/.git`);
+  await Deno.mkdir(`${dir}/.agents/tools`, { recursive: true });
+  const script = `${dir}/.agents/tools/echo_len`;
+  await Deno.writeTextFile(
+    script,
+    `#!/bin/bash\n# @description Echo the length of the input.\n# @param *path string A path\n# @allow read .\ninput=$(cat); printf '{"ok":true,"len":%d}' "\${#input}"\n`,
+  );
+  await Deno.chmod(script, 0o755);
+  await Deno.writeTextFile(
+    `${dir}/harness.jsonc`,
+    '{ "tools": { "personal": false, "builtins": {} } }',
+  );
+  const { loadConfig } = await import("../lib/config/load.ts");
+  const { ToolRegistry, projectSources } = await import("../lib/tools/registry.ts");
+  const { CallPath } = await import("../lib/exec/call.ts");
+  const { WorkerPool } = await import("../lib/exec/worker_pool.ts");
+  const { probeMachine } = await import("../lib/exec/confine.ts");
+  const getEnv = (n: string) => Deno.env.get(n);
+  const config = await loadConfig({ projectDir: dir, getEnv });
+  const snapshot = await new ToolRegistry(config, projectSources(config, getEnv)).refresh();
+  const pool = new WorkerPool();
+  const calls = new CallPath({
+    config,
+    lookup: (n) => snapshot.byName.get(n),
+    names: () => [...snapshot.byName.keys()],
+    approve: () => Promise.resolve({ approved: true, by: "user", reason: "bench" }),
+    pool,
+    caps: await probeMachine(),
+    env: Deno.env.toObject(),
+  });
+  const args = '{"path":"src/main.ts","pattern":"TODO"}';
+  const bare = () =>
+    new Deno.Command(script, {
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      cwd: dir,
+      // The environment the Octomind convention gives the tool (it inherits).
+      env: { ...Deno.env.toObject(), OCTOMIND_TOOL_NAME: "echo_len", OCTOMIND_WORKDIR: dir },
+      clearEnv: true,
+    }).spawn();
+  const runBare = async () => {
+    const child = bare();
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(args));
+    await w.close();
+    await child.output();
+  };
+  const full: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < 210; i++) {
+    let t = performance.now();
+    const r = await calls.call({ name: "echo_len", rawArguments: args });
+    if (!r.ok) throw new Error(`bench call failed: ${r.content}`);
+    const a = performance.now() - t;
+    t = performance.now();
+    await runBare();
+    const b = performance.now() - t;
+    if (i >= 10) {
+      full.push(a);
+      base.push(b);
+    }
+  }
+  pool.close();
+  await Deno.remove(dir, { recursive: true });
+  const f = median(full);
+  const b = median(base);
+  return [{
+    name: "full call path overhead (validate, scope, plan, Worker, Landlock)",
+    value: Math.max(0, f - b),
+    unit: "ms",
+    target: 1,
+    baseline: { name: "bare Deno.Command spawn", value: b },
+  }];
 }
 
 /** A fake OpenAI server for the loop rows: `turns` tool-call turns, then an answer. */
@@ -291,7 +374,16 @@ if (import.meta.main) {
   await Deno.writeTextFile(empty, "");
   const emptyMs = await timeCommand(["run", empty], 20);
   const rows: Row[] = [];
-  for (const part of [() => startup(emptyMs), () => validate(emptyMs), execRows, loop, sse]) {
+  for (
+    const part of [
+      () => startup(emptyMs),
+      () => validate(emptyMs),
+      execRows,
+      fullCallPath,
+      loop,
+      sse,
+    ]
+  ) {
     rows.push(...await part());
     console.error(`… ${rows.length} rows`);
   }
