@@ -34,14 +34,13 @@ export const STOP_EXIT: Record<StopReason, number> = {
   interrupted: 130,
 };
 
-/** Events of a run, in order; `done` is always last. */
+/**
+ * Events of a run, in order; `done` is always last. The model's streaming events
+ * (text, reasoning, call starts, retries, warnings) pass through as they are.
+ */
 export type LoopEvent =
   | { type: "turn_start"; turn: number; tools: number }
-  | { type: "text_delta"; text: string }
-  | { type: "reasoning_delta"; text: string }
-  | { type: "tool_call_started"; index: number; id: string; name: string }
-  | { type: "retry"; attempt: number; delayMs: number; reason: string }
-  | { type: "warning"; code: string; message: string }
+  | Exclude<ModelEvent, { type: "completed" }>
   | {
     type: "assistant_message";
     turn: number;
