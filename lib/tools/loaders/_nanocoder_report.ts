@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { editDistance } from "../../_suggest.ts";
 import type { Document } from "yaml";
 import type { Diagnostic, Severity } from "../../types.ts";
 import { LineIndex, nodeAt, type Part } from "./_frontmatter.ts";
@@ -153,27 +154,6 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   return safeString(value);
-}
-
-/**
- * The Levenshtein distance between two short strings.
- *
- * @returns The number of single-character edits.
- */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(
-        prev[j]! + 1,
-        cur[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
 
 /**

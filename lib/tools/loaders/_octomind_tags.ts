@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { editDistance } from "../../config/_positions.ts";
+import { editDistance } from "../../_suggest.ts";
 import type { PermissionScope } from "../../types.ts";
 import { addPermissionEntry } from "../permissions.ts";
 import {
