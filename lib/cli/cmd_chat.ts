@@ -9,7 +9,14 @@ import type { ChatMessage } from "../chat/port.ts";
 import { noTranscript, openTranscript } from "../chat/transcript.ts";
 import { ExitCode, UsageError } from "../errors.ts";
 import type { CommandContext } from "./context.ts";
-import { executeRun, openModel, type RunOptions, runSettings, terminalPrompt } from "./cmd_run.ts";
+import {
+  executeRun,
+  openModel,
+  recordingPolicy,
+  type RunOptions,
+  runSettings,
+  terminalPrompt,
+} from "./cmd_run.ts";
 import { openSession } from "./session.ts";
 
 /** Builds the `chat` action. */
@@ -27,11 +34,7 @@ export function chatCommand(opts: RunOptions) {
       ? openTranscript(opts.transcript)
       : noTranscript;
     const policy = makeApprovalPolicy(settings.approval, terminalPrompt(ctx));
-    const session = await openSession(ctx, async (tool, args, id) => {
-      const decision = await policy(tool, args, id);
-      transcript.write({ type: "approval", id: id ?? null, tool: tool.name, ...decision });
-      return decision;
-    });
+    const session = await openSession(ctx, recordingPolicy(policy, transcript));
     const base: ChatMessage[] = settings.system
       ? [{ role: "system", content: settings.system }]
       : [];

@@ -14,11 +14,12 @@ import type { LoopEvent, TurnTools } from "../chat/loop.ts";
 import type { ChatMessage, ModelPort } from "../chat/port.ts";
 import { noTranscript, openTranscript, type Transcript } from "../chat/transcript.ts";
 import type { Config } from "../config/load.ts";
+import type { ApprovalPolicy } from "../exec/call_types.ts";
 import { ExitCode, UsageError } from "../errors.ts";
 import type { ToolDefinition } from "../types.ts";
 import type { CommandContext } from "./context.ts";
 import { toolsPayload } from "./cmd_tools.ts";
-import { Renderer, type RenderMode, summarizeArguments } from "./render.ts";
+import { jsonEvent, Renderer, type RenderMode, summarizeArguments } from "./render.ts";
 import { openSession, type Session } from "./session.ts";
 
 /** Options shared by `run` and `chat`. */
@@ -212,6 +213,24 @@ export function terminalPrompt(
   };
 }
 
+/**
+ * Wraps an approval policy so every decision is written to the transcript, and a
+ * denial is also reported through `onDenied` (the CLI shows it).
+ */
+export function recordingPolicy(
+  policy: ApprovalPolicy,
+  transcript: Transcript,
+  onDenied?: (record: Record<string, unknown>, text: string) => void,
+): ApprovalPolicy {
+  return async (tool, args, id) => {
+    const decision = await policy(tool, args, id);
+    const record = { type: "approval", id: id ?? null, tool: tool.name, ...decision };
+    transcript.write(record);
+    if (!decision.approved) onDenied?.(record, `denied ${tool.name}: ${decision.reason}`);
+    return decision;
+  };
+}
+
 /** Builds the `run` action. */
 export function runCommand(promptArg: string | undefined, opts: RunOptions) {
   return async (ctx: CommandContext): Promise<void> => {
@@ -281,17 +300,10 @@ export async function executeRun(
       );
     }
   }
-  const session = run.session ?? await openSession(ctx, async (tool, args, id) => {
-    const decision = await policy(tool, args, id);
-    transcript.write({ type: "approval", id: id ?? null, tool: tool.name, ...decision });
-    if (!decision.approved) {
-      renderer.info(
-        { type: "approval", id, tool: tool.name, ...decision },
-        `denied ${tool.name}: ${decision.reason}`,
-      );
-    }
-    return decision;
-  });
+  const session = run.session ?? await openSession(
+    ctx,
+    recordingPolicy(policy, transcript, (record, text) => renderer.info(record, text)),
+  );
   const controller = new AbortController();
   const timer = settings.timeoutMs !== undefined
     ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs)
@@ -339,7 +351,7 @@ export async function executeRun(
         if (tool) session.calls.warm(tool);
       }
       if (e.type !== "text_delta" && e.type !== "reasoning_delta") {
-        transcript.write(transcriptRecord(e));
+        transcript.write(jsonEvent(e));
       }
       renderer.event(e);
       if (e.type === "done") {
@@ -366,12 +378,4 @@ export async function executeRun(
     if (!run.transcript) transcript.close();
   }
   return { exitCode, history };
-}
-
-function transcriptRecord(e: LoopEvent): Record<string, unknown> {
-  if (e.type === "tool_result") {
-    const { result, ...rest } = e;
-    return { ...rest, ...result };
-  }
-  return e as unknown as Record<string, unknown>;
 }

@@ -99,34 +99,3 @@ export function renderResult(
       return notSubprocess(tool);
   }
 }
-
-/**
- * An environment fit to show: the values of `secretNames` replaced by a mask.
- *
- * @param env The environment of a prepared spec.
- * @param secretNames Names whose values must not be shown (e.g. the provider key).
- * @param mask What replaces a secret value.
- * @returns A copy, in name order.
- * @example
- * ```ts
- * import { deepEqual } from "node:assert/strict";
- * deepEqual(maskEnv({ B: "1", A: "sk-x" }, ["A"]), { A: "***", B: "1" });
- * ```
- */
-export function maskEnv(
-  env: Record<string, string>,
-  secretNames: Iterable<string>,
-  mask = "***",
-): Record<string, string> {
-  const secrets = new Set(secretNames);
-  const out: Record<string, string> = {};
-  for (const k of Object.keys(env).sort()) {
-    Object.defineProperty(out, k, {
-      value: secrets.has(k) ? mask : env[k],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
-}

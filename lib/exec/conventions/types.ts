@@ -115,8 +115,8 @@ export interface Prepared {
   /** Nanocoder only: the rendered script body. */
   script?: string;
   /**
-   * What a dry run may print. Environment values are left out on purpose: the
-   * caller masks secrets (see `maskEnv` in `mod.ts`) before it shows any.
+   * What a dry run may print. Environment values are left out on purpose: only names
+   * are shown, and `harness tools call --dry-run` masks secret-looking ones.
    */
   display: { argv: string[]; stdin: string; envNames: string[]; cwd: string };
 }
