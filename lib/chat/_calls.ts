@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { canonicalJson } from "../_compare.ts";
 
 /**
  * A key that is equal for two calls of the same tool with the same arguments,
@@ -10,23 +11,10 @@
  */
 export function canonicalCall(name: string, argumentsText: string): string {
   try {
-    return `${name}\u0000${stableStringify(JSON.parse(argumentsText || "{}"))}`;
+    return `${name}\u0000${canonicalJson(JSON.parse(argumentsText || "{}"))}`;
   } catch {
     return `${name}\u0000${argumentsText.trim()}`;
   }
-}
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value as Record<string, unknown>).sort();
-    return `{${
-      keys.map((k) =>
-        `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`
-      ).join(",")
-    }}`;
-  }
-  return JSON.stringify(value);
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from "./process.ts";
 import type { FromWorker, ToWorker, WorkerKey } from "./protocol.ts";
 
-import { compareStrings } from "../_compare.ts";
+import { canonicalJson } from "../_compare.ts";
 
 export type { WorkerKey } from "./protocol.ts";
 export { WorkerError, WorkerPermissionError } from "./_worker_errors.ts";
@@ -364,11 +364,5 @@ function withSetsid(
 
 /** A stable string of a key: equal keys give equal strings whatever their key order. */
 export function keyString(key: WorkerKey): string {
-  return JSON.stringify(
-    key,
-    (_k, v) =>
-      v !== null && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => compareStrings(a, b)))
-        : v,
-  );
+  return canonicalJson(key);
 }
