@@ -14,7 +14,7 @@ import { benchExec } from "./bench_exec.ts";
 import { benchSse } from "./bench_sse.ts";
 import { sseResponse, sseText, sseToolCalls } from "../tests/_helpers/sse.ts";
 import { runCli } from "../lib/cli/main.ts";
-import type { Io } from "../lib/cli/io.ts";
+import { fakeIo } from "../tests/_helpers/cli.ts";
 
 /** One row of the report. */
 export interface Row {
@@ -282,16 +282,8 @@ async function loop(): Promise<Row[]> {
 
   // harness's own time per turn: from the end of one response to the next request.
   const turns = loopServer("stat_file", 100, (i) => ({ path: `f${i}.txt` }));
-  const quiet: Io = {
-    out() {},
-    err() {},
-    getEnv: (n) => Deno.env.get(n),
-    envObject: () => Deno.env.toObject(),
-    cwd: () => dir,
-    isTerminal: { stdin: false, stdout: false, stderr: false },
-    readStdin: () => Promise.resolve(""),
-    readLine: () => Promise.resolve(null),
-  };
+  const quiet = fakeIo({ cwd: dir }).io;
+
   const code = await runCli([
     "-C",
     dir,
