@@ -7,6 +7,7 @@
  */
 import type { CallRequest, CallResult } from "../exec/call_types.ts";
 import type { ChatMessage, ModelEvent, ModelPort, ToolCall, Usage } from "./port.ts";
+import { mapConcurrent } from "../_concurrent.ts";
 import { canonicalCall, nativeToolNames } from "./_calls.ts";
 
 /** Why a run ended, and the exit code it maps to. */
@@ -334,16 +335,11 @@ async function* runCalls(
     if (readOnly.has(calls[i].function.name)) {
       while (i < calls.length && readOnly.has(calls[i].function.name)) group.push(calls[i++]);
     } else group.push(calls[i++]);
-    const out: [ToolCall, CallResult][] = new Array(group.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < group.length) {
-        const index = next++;
-        const call = group[index];
-        out[index] = [call, await executeSafely(call, options)];
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.parallelism, group.length) }, worker));
+    const out = await mapConcurrent(
+      group,
+      options.parallelism,
+      async (call): Promise<[ToolCall, CallResult]> => [call, await executeSafely(call, options)],
+    );
     yield* out;
     if (out.some(([, r]) => stopsRun(r, options))) return;
   }

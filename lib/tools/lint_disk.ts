@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { mapConcurrent } from "../_concurrent.ts";
 import { locate } from "../config/_positions.ts";
 import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
 
@@ -37,23 +38,30 @@ export async function lintOnDisk(
   tools: ToolDefinition[],
   getEnv: (name: string) => string | undefined,
 ): Promise<Diagnostic[]> {
-  const out: Diagnostic[] = [];
   const path = getEnv("PATH") ?? "";
-  let template: typeof import("./template.ts") | undefined;
-  for (const tool of tools) {
-    const runner = tool.runner;
-    if (runner.kind === "script") {
-      const d = await checkShebang(tool, runner.program, path);
-      if (d) out.push(d);
-    } else if (runner.kind === "argv") {
-      const d = await checkCommand(tool, runner.argv[0]);
-      if (d) out.push(d);
-    } else if (runner.kind === "template") {
-      template ??= await import("./template.ts");
-      out.push(...await checkTemplate(tool, runner.body, template));
-    }
-  }
-  return out;
+  const template = tools.some((t) => t.runner.kind === "template")
+    ? await import("./template.ts")
+    : undefined;
+  // Each check reads or stats files: run them concurrently, report in tool order.
+  const found = await mapConcurrent(
+    tools,
+    DISK_CONCURRENCY,
+    async (tool): Promise<Diagnostic[]> => {
+      const runner = tool.runner;
+      if (runner.kind === "script") return orNone(await checkShebang(tool, runner.program, path));
+      if (runner.kind === "argv") return orNone(await checkCommand(tool, runner.argv[0]));
+      if (runner.kind === "template") return await checkTemplate(tool, runner.body, template!);
+      return [];
+    },
+  );
+  return found.flat();
+}
+
+/** Tools checked at once. */
+const DISK_CONCURRENCY = 32;
+
+function orNone(d: Diagnostic | undefined): Diagnostic[] {
+  return d ? [d] : [];
 }
 
 async function readHead(file: string): Promise<string | undefined> {

@@ -24,6 +24,7 @@ import type {
   ToolFormat,
   ToolSource,
 } from "../types.ts";
+import { mapConcurrent } from "../_concurrent.ts";
 import { builtinDefinitions } from "./builtins.ts";
 import { personalNanocoderDir } from "./personal.ts";
 
@@ -209,13 +210,21 @@ export class ToolRegistry {
       return [];
     }
     names.sort(); // readdirSync is strcmp-sorted on Unix; Deno's readDir is not.
+    const paths = names
+      .filter((name) =>
+        source.format === "nanocoder" ? name.endsWith(".md") : !name.startsWith(".")
+      )
+      .map((name) => `${source.path}/${name}`);
+    // Stat and read the files concurrently (one at a time costs an I/O round trip per
+    // file); fold the results in sorted order, so "first wins" and diagnostics keep it.
+    const loaded = await mapConcurrent(paths, FILE_CONCURRENCY, async (path) => {
+      const own: Diagnostic[] = [];
+      return { path, own, result: await this.#loadFile(source, path, own) };
+    });
     const tools: ToolDefinition[] = [];
     const seen = new Map<string, string>();
-    for (const name of names) {
-      if (source.format === "nanocoder" && !name.endsWith(".md")) continue;
-      if (source.format === "octomind" && name.startsWith(".")) continue;
-      const path = `${source.path}/${name}`;
-      const result = await this.#loadFile(source, path, diagnostics);
+    for (const { path, own, result } of loaded) {
+      diagnostics.push(...own);
       if (!result) continue;
       const kept: ToolDefinition[] = [];
       for (const tool of result.tools) {
@@ -310,6 +319,9 @@ export class ToolRegistry {
     return result;
   }
 }
+
+/** Files of one directory stat'ed and read at once. */
+const FILE_CONCURRENCY = 32;
 
 function unreadable(source: ToolSourceSpec, path: string, error: unknown): Diagnostic {
   return {
