@@ -34,10 +34,12 @@ export interface Session {
  * @param approve The approval policy of the calls.
  */
 export async function openSession(ctx: CommandContext, approve: ApprovalPolicy): Promise<Session> {
+  // The probe may start a subprocess (user namespaces): let it run while config and tools load.
+  const probing = probeMachine();
   const config = await ctx.config();
   const registry = new ToolRegistry(config, projectSources(config, ctx.io.getEnv));
   let snapshot = await registry.refresh();
-  const caps = await probeMachine();
+  const caps = await probing;
   const pool = new WorkerPool();
   // Without write access harness cannot make a private TMPDIR: tools then get none.
   const tmpDir = await Deno.makeTempDir({ prefix: "harness-tools-" }).catch(() => undefined);

@@ -170,9 +170,12 @@ const RULE_NET_PORT = 2;
 const PR_SET_NO_NEW_PRIVS = 38;
 const O_PATH = 0o10000000;
 const O_CLOEXEC = 0o2000000;
-const O_DIRECTORY = 0o200000;
+/** O_DIRECTORY is one of the few open flags whose value differs between x86_64 and arm64. */
+const O_DIRECTORY = Deno.build.arch === "aarch64" ? 0o40000 : 0o200000;
 const ENOTDIR = 20;
 const CLONE_NEWNET = 0x40000000;
+const LINUX_CAPABILITY_VERSION_3 = 0x20080522;
+const CAP_SYS_ADMIN = 21;
 
 const SYMBOLS = {
   create_ruleset: { name: "syscall", parameters: ["i64", "buffer", "usize", "u32"], result: "i64" },
@@ -182,6 +185,7 @@ const SYMBOLS = {
   open: { parameters: ["buffer", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
   unshare: { parameters: ["i32"], result: "i32" },
+  capget: { parameters: ["buffer", "buffer"], result: "i32" },
   __errno_location: { parameters: [], result: "pointer" },
   strerror: { parameters: ["i32"], result: "pointer" },
 } as const;
@@ -325,6 +329,28 @@ export function restrictSelf(policy: LandlockPolicy): RestrictReport {
     c.close(fd);
   }
   return { abi, skipped, unenforced: rs.unenforced };
+}
+
+/**
+ * Whether this process has CAP_SYS_ADMIN in its effective set, and so may move a
+ * Worker thread into a new network namespace itself ({@linkcode unshareNetwork}).
+ * Asked of the kernel with `capget(2)`: Deno refuses to read `/proc/self/status`
+ * without `--allow-all`, which harness never has.
+ *
+ * @returns false when FFI or libc is unavailable, or the call fails. Never throws.
+ */
+export function hasCapSysAdmin(): boolean {
+  const c = openLibc();
+  if (c === null) return false;
+  const header = new Uint32Array([LINUX_CAPABILITY_VERSION_3, 0]);
+  // Two {effective, permitted, inheritable} triples: capabilities 0–31, then 32–63.
+  const data = new Uint32Array(6);
+  try {
+    if (c.capget(new Uint8Array(header.buffer), new Uint8Array(data.buffer)) !== 0) return false;
+  } catch {
+    return false;
+  }
+  return (data[0] & (1 << CAP_SYS_ADMIN)) !== 0;
 }
 
 /**

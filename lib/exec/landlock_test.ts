@@ -3,6 +3,7 @@ import {
   buildRuleset,
   FS,
   fsRightsForAbi,
+  hasCapSysAdmin,
   landlockAbi,
   type LandlockPolicy,
   NET,
@@ -82,4 +83,11 @@ Deno.test("landlockAbi() never throws and is stable", () => {
   ok(Number.isInteger(abi) && abi >= 0);
   assertEquals(landlockAbi(), abi);
   if (Deno.build.os !== "linux") assertEquals(abi, 0);
+});
+
+Deno.test("hasCapSysAdmin() agrees with CapEff in /proc/self/status", () => {
+  if (Deno.build.os !== "linux") return;
+  // The tests run with --allow-all, under which Deno lets /proc/self/status be read.
+  const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(Deno.readTextFileSync("/proc/self/status"))![1];
+  assertEquals(hasCapSysAdmin(), (BigInt(`0x${hex}`) & (1n << 21n)) !== 0n);
 });

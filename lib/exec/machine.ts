@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { landlockAbi } from "./landlock.ts";
+import { hasCapSysAdmin, landlockAbi } from "./landlock.ts";
 
 /** What this machine offers for confinement. */
 export interface MachineCaps {
@@ -19,7 +19,7 @@ export interface MachineCaps {
   unshare: string | null;
   /** Whether unprivileged user namespaces work (`unshare --user --net`); probed only without CAP_SYS_ADMIN. */
   userns: boolean;
-  /** Whether this process may create a network namespace directly (CAP_SYS_ADMIN). */
+  /** Whether this process may create a network namespace directly (CAP_SYS_ADMIN); known only with FFI. */
   netnsPrivileged: boolean;
 }
 
@@ -99,17 +99,6 @@ async function probe(): Promise<MachineCaps> {
     caps.userns = await succeeds(caps.unshare, ["--user", "--net", "true"]);
   }
   return caps;
-}
-
-/** CAP_SYS_ADMIN (bit 21) in the effective capabilities of this process. */
-function hasCapSysAdmin(): boolean {
-  try {
-    const status = Deno.readTextFileSync("/proc/self/status");
-    const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-    return hex !== undefined && (BigInt(`0x${hex}`) & (1n << 21n)) !== 0n;
-  } catch {
-    return false;
-  }
 }
 
 async function succeeds(program: string, args: string[]): Promise<boolean> {
