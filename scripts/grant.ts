@@ -41,7 +41,10 @@ export const ENTRY = "main.ts";
  * Modules loaded at run time by URL rather than by a static import, which
  * `deno compile` must embed with `--include`.
  */
-export const INCLUDES: readonly string[] = ["lib/exec/worker_main.ts"];
+export const INCLUDES: readonly string[] = [
+  "lib/exec/worker_main.ts",
+  "lib/exec/worker_process.ts",
+];
 
 /** The `deno run` argument list of the `harness` task (after `deno`). */
 export function runArgs(): string[] {

@@ -395,6 +395,7 @@ export function workerKeyFor(
       run,
       ffi: plan.landlock !== undefined || plan.netns === "worker",
     },
+    modules: false,
   };
   if (plan.landlock !== undefined) key.landlock = plan.landlock;
   if (plan.netns === "worker") key.netns = true;

@@ -190,7 +190,7 @@ Deno.test("workerKeyFor() gives a subprocess Worker only run and ffi", () => {
     run: ["bash", "/usr/bin/unshare"],
     ffi: true,
   });
-  assertEquals([key.landlock, key.netns], [plan.landlock, undefined]);
+  assertEquals([key.landlock, key.netns, key.modules], [plan.landlock, undefined, false]);
   assertEquals(workerKeyFor(s, planConfinement(s, FULL, "auto", "bash", "/p"), "bash").netns, true);
 });
 

@@ -1,6 +1,7 @@
 /**
- * The entry point of every tool Worker (`new URL("./worker_main.ts", import.meta.url)`):
- * serves the built-in tools. `scripts/grant.ts` lists it in `INCLUDES` for `deno compile`.
+ * The entry point of the tool Workers that run built-in tools
+ * (`new URL("./worker_main.ts", import.meta.url)`): serves the built-in tool modules.
+ * Workers that only run processes start from `worker_process.ts`. `scripts/grant.ts` lists it in `INCLUDES` for `deno compile`.
  *
  * @module
  */

@@ -31,7 +31,10 @@ export { WorkerError, WorkerPermissionError } from "./_worker_errors.ts";
 export interface WorkerPoolOptions {
   /** Idle Workers beyond this many are terminated, least recently used first. @default 16 */
   maxWorkers?: number;
-  /** The Worker entry module. Tests serve test modules with their own. @default worker_main.ts */
+  /**
+   * The Worker entry module of every key. Tests serve test modules with their own.
+   * @default worker_main.ts, and worker_process.ts for keys with `modules: false`
+   */
   workerUrl?: URL;
   /** Extra time past a process call's timeout before the Worker counts as hung. @default 5000 */
   watchdogMs?: number;
@@ -56,6 +59,7 @@ export class WorkerPool {
   readonly #slots = new Map<string, Slot>();
   readonly #max: number;
   readonly #url: URL;
+  readonly #processUrl: URL;
   readonly #watchdogMs: number;
   readonly #groupKill: boolean;
   readonly #setsid: string | null;
@@ -70,6 +74,7 @@ export class WorkerPool {
   constructor(opts: WorkerPoolOptions = {}) {
     this.#max = opts.maxWorkers ?? 16;
     this.#url = opts.workerUrl ?? new URL("./worker_main.ts", import.meta.url);
+    this.#processUrl = opts.workerUrl ?? new URL("./worker_process.ts", import.meta.url);
     this.#watchdogMs = opts.watchdogMs ?? 5000;
     this.#groupKill = Deno.permissions.querySync({ name: "run" }).state === "granted";
     this.#setsid = findSetsid();
@@ -256,7 +261,10 @@ export class WorkerPool {
     let worker: Worker;
     try {
       const permissions = withSetsid(key.permissions, this.#setsid);
-      worker = new Worker(this.#url, { type: "module", deno: { permissions } });
+      const options: WorkerOptions = { type: "module", deno: { permissions } };
+      worker = key.modules === false
+        ? new Worker(this.#processUrl, options)
+        : new Worker(this.#url, options);
     } catch (err) {
       if (err instanceof Deno.errors.NotCapable) throw missingPermission(key.permissions, err);
       throw err;

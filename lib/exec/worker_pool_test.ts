@@ -24,6 +24,29 @@ Deno.test("WorkerPool.runProcess() runs a process in a scoped Worker and reuses 
   }
 });
 
+Deno.test("WorkerPool: a process-only key starts from the entry without built-in modules", async () => {
+  const pool = new WorkerPool();
+  try {
+    const key: WorkerKey = { permissions: { run: ["bash"] }, modules: false };
+    const r = await pool.runProcess(key, bashSpec("echo ran"));
+    assertEquals(r.stdout, "ran\n");
+    const m = await pool.runModule(key, "read_file", { path: "x" }, {});
+    assertEquals(m.isError, true);
+    ok(m.content.includes('Unknown built-in tool module "read_file"'), m.content);
+    const full = await pool.runModule(
+      { permissions: { read: ["/nonexistent-dir"] } },
+      "read_file",
+      {
+        path: "x",
+      },
+      { projectDir: "/nonexistent-dir" },
+    );
+    ok(!full.content.includes("Unknown built-in tool module"), full.content);
+  } finally {
+    pool.close();
+  }
+});
+
 Deno.test("WorkerPool.runProcess() reports a program outside the run permission", async () => {
   const pool = testPool();
   try {
