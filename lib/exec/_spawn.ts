@@ -1,17 +1,39 @@
 /**
  * Starting a tool process in its own session, and explaining why a start failed.
  *
- * Two ways to get a new session (so the whole tree can be killed as one group):
+ * Three ways to get a new session (so the whole tree can be killed as one group):
+ * - `posix_spawn` with `POSIX_SPAWN_SETSID` through FFI (`_ffi_spawn.ts`), where the
+ *   thread may use FFI (a Landlock Worker does): no extra exec, no fork. Binding it
+ *   costs more than a `setsid` spawn (~8 ms), so a thread's first processes start
+ *   through `setsid` and it binds once idle ({@linkcode bindFastSpawnWhenIdle}).
  * - through `setsid(1)`, spawned with Deno's fast `posix_spawn` path. `setsid` execs
  *   the program in the same process (it is not a group leader), so pid = pgid.
- *   Costs ~0.6 ms for the extra exec.
+ *   Costs ~0.6 ms for the extra exec (1.6–2 ms on the slow VM of docs/benchmarks.md).
  * - `detached: true`, which makes Deno fork the whole harness process (a `pre_exec`
  *   hook disables `posix_spawn`): measured 1.8 ms per spawn at start, growing to 7 ms
  *   after 400 spawns as the heap grows. Used only where `setsid` is missing (macOS).
  *
  * @module
  */
+import { type FfiChild, ffiSpawnAvailable, ffiSpawnBound, spawnFfi } from "./_ffi_spawn.ts";
 import type { ProcessSpec, SpawnError } from "./process.ts";
+
+/** A started child: Deno's, or one started with `posix_spawn` through FFI. */
+export type SpawnedChild = Deno.ChildProcess | FfiChild;
+
+let bindScheduled = false;
+
+/**
+ * Binds FFI spawning on this thread once the current task is done (the first call's
+ * result is then already on its way), so later calls skip the `setsid` exec. Does
+ * nothing after the first time, nor where FFI is not permitted.
+ */
+export function bindFastSpawnWhenIdle(): void {
+  if (bindScheduled) return;
+  bindScheduled = true;
+  if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return;
+  setTimeout(ffiSpawnAvailable, 0);
+}
 
 /** A start that failed because the program file is open for writing (ETXTBSY): retry. */
 export const BUSY: unique symbol = Symbol("busy");
@@ -37,7 +59,8 @@ export function findSetsid(): string | null {
 }
 
 /**
- * Starts `spec` in a new session.
+ * Starts `spec` in a new session: through FFI where this thread may use it, else
+ * through `setsid`, else with `detached`.
  *
  * @param spec What to run.
  * @param setsid The `setsid` program, or null to use `detached: true`.
@@ -46,7 +69,8 @@ export function findSetsid(): string | null {
 export function spawnChild(
   spec: ProcessSpec,
   setsid: string | null,
-): Deno.ChildProcess | SpawnError | typeof BUSY {
+): SpawnedChild | SpawnError | typeof BUSY {
+  if (ffiSpawnBound() || (setsid === null && ffiSpawnAvailable())) return spawnFfi(spec);
   if (setsid !== null) {
     // setsid hides the program from Deno's run check: check it here instead.
     const state = Deno.permissions.querySync({ name: "run", command: spec.program }).state;

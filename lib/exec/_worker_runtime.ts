@@ -37,9 +37,10 @@ export function serveWorker(
   const aborts = new Map<number, AbortController>();
   let groupKill = false;
 
-  const killVia = (id: number) => (pid: number, signal: Deno.Signal) => {
+  // Without FFI this thread may not kill a process group: the parent does it.
+  const killViaParent = (pid: number, signal: Deno.Signal) => {
     if (!groupKill) return false;
-    post({ type: "kill", id, pid, signal });
+    post({ type: "kill", pid, signal });
     return true;
   };
 
@@ -50,7 +51,6 @@ export function serveWorker(
       const result = await runProcess(msg.spec, {
         signal: ac.signal,
         onSpawn: (pid) => post({ type: "spawned", id, pid }),
-        killGroup: killVia(id),
       });
       post({ type: "process-result", id, result });
     } catch (err) {
@@ -92,7 +92,7 @@ export function serveWorker(
       case "init":
         try {
           groupKill = msg.groupKill;
-          setThreadProcessDefaults({ killGroup: killVia(-1), setsid: msg.setsid });
+          setThreadProcessDefaults({ killGroup: killViaParent, setsid: msg.setsid });
           if (msg.netns) unshareNetwork();
           const report = msg.landlock ? restrictSelf(msg.landlock) : undefined;
           post(report ? { type: "ready", report } : { type: "ready" });

@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { BUSY, describeSpawnError, findSetsid, setsidFailure, spawnChild } from "./_spawn.ts";
+import {
+  bindFastSpawnWhenIdle,
+  BUSY,
+  describeSpawnError,
+  findSetsid,
+  setsidFailure,
+  spawnChild,
+} from "./_spawn.ts";
 import { OutputCapture } from "./capture.ts";
 
 export { describeSpawnError, findSetsid, readShebang } from "./_spawn.ts";
@@ -68,7 +75,9 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => void;
   /**
    * Sends a signal to a process group. Returns false when that is not possible, and
-   * the child alone is signalled instead. @default the thread's ({@linkcode setThreadProcessDefaults}), else `Deno.kill(-pid, sig)`
+   * the child alone is signalled instead. @default `kill(-pid)` through FFI for a child
+   * started through FFI, else the thread's ({@linkcode setThreadProcessDefaults}), else
+   * `Deno.kill(-pid, sig)`
    */
   killGroup?: (pid: number, sig: Deno.Signal) => boolean;
 }
@@ -124,7 +133,8 @@ export function setThreadProcessDefaults(
 /**
  * Runs a process to completion and captures its output.
  *
- * The child starts in a new session (through `setsid`, else `detached`), with exactly
+ * The child starts in a new session (through FFI `posix_spawn`, else `setsid`, else
+ * `detached`), with exactly
  * `spec.env`. stdin is written while stdout and stderr drain, and write errors (EPIPE
  * from a child that never reads) are ignored. On timeout or abort the group gets
  * SIGTERM and, {@linkcode KILL_GRACE_MS} later, SIGKILL; after exit the group always
@@ -144,6 +154,7 @@ export async function runProcess(
   thread.setsid ??= findSetsid();
   for (let attempt = 1;; attempt++) {
     const r = await runOnce(spec, opts, started, thread.setsid);
+    bindFastSpawnWhenIdle();
     if (r !== BUSY) return r;
     if (attempt >= SPAWN_ATTEMPTS) {
       const busy = new Error("Text file busy: the program is still being written");
@@ -181,17 +192,22 @@ async function runOnce(
   if (spawned === BUSY) return BUSY;
   if ("kind" in spawned) return resultOf(started, { spawnError: spawned });
   const child = spawned;
+  const ffiChild = "killGroup" in child ? child : undefined;
   const outCap = new OutputCapture(spec.maxOutputBytes);
   const errCap = new OutputCapture(spec.maxOutputBytes);
   const notes: string[] = [];
-  const killGroup = opts.killGroup ?? thread.killGroup;
+  // A child started through FFI is signalled through FFI, which needs no run permission.
+  const killGroup = opts.killGroup ??
+    (ffiChild ? (_pid: number, sig: Deno.Signal) => ffiChild.killGroup(sig) : thread.killGroup);
   let fellBack = false;
-  const kill = (sig: Deno.Signal) => {
+  const kill = (sig: Deno.Signal, childToo = true) => {
     // The child itself too: until `setsid` has run, its process group does not exist.
-    try {
-      child.kill(sig);
-    } catch {
-      // Already exited.
+    if (childToo) {
+      try {
+        child.kill(sig);
+      } catch {
+        // Already exited.
+      }
     }
     if (fellBack || killGroup(child.pid, sig)) return;
     fellBack = true;
@@ -232,13 +248,14 @@ async function runOnce(
   clearTimeout(timer);
   clearTimeout(killTimer);
   opts.signal?.removeEventListener("abort", onAbort);
-  kill("SIGKILL");
+  // Reap what the tool left behind in its group; the tool itself has exited.
+  kill("SIGKILL", false);
   await settleDrains(drains, [stdoutReader, stderrReader]);
 
   const out = outCap.finish();
   const err = errCap.finish();
   const code = status.signal === null ? status.code : null;
-  if (setsid !== null && out.text === "") {
+  if (setsid !== null && ffiChild === undefined && out.text === "") {
     const failure = setsidFailure(spec, code, err.text);
     if (failure === BUSY) return BUSY;
     if (failure !== undefined) return resultOf(started, { spawnError: failure });

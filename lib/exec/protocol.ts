@@ -4,8 +4,8 @@
  * A worker receives `init` once, confines its own thread, answers `ready` (or
  * `init-error`), then serves `process` and `module` calls by id. A module call's
  * object `ctx` gets the Worker's own `signal`, which an `abort` message fires. While a process
- * runs, the worker asks the parent to signal its process group (`kill`), because a
- * scoped worker may not `Deno.kill(-pgid)` itself.
+ * runs, a worker without FFI asks the parent to signal its process group (`kill`),
+ * because a scoped worker may not `Deno.kill(-pgid)`; one with FFI does it itself.
  *
  * @module
  */
@@ -47,7 +47,7 @@ export type FromWorker =
   | { type: "ready"; report?: RestrictReport }
   | { type: "init-error"; message: string; errno?: string }
   | { type: "spawned"; id: number; pid: number }
-  | { type: "kill"; id: number; pid: number; signal: Deno.Signal }
+  | { type: "kill"; pid: number; signal: Deno.Signal }
   | { type: "process-result"; id: number; result: ProcessResult }
   | { type: "module-result"; id: number; content: string; isError: boolean }
   | { type: "call-error"; id: number; message: string };

@@ -283,11 +283,13 @@ export class WorkerPool {
         settle.reject(err);
         return this.#drop(slot, m.message);
       }
+      if (m.type === "kill") {
+        if (this.#groupKill) defaultKillGroup(m.pid, m.signal);
+        return;
+      }
       const pending = slot.pending.get(m.id);
       if (m.type === "spawned") {
         if (pending) pending.pid = m.pid;
-      } else if (m.type === "kill") {
-        if (this.#groupKill) defaultKillGroup(m.pid, m.signal);
       } else pending?.resolve(m);
     };
     worker.onerror = (e: ErrorEvent) => {
