@@ -134,13 +134,12 @@ export function setThreadProcessDefaults(
  * Runs a process to completion and captures its output.
  *
  * The child starts in a new session (through FFI `posix_spawn`, else `setsid`, else
- * `detached`), with exactly
- * `spec.env`. stdin is written while stdout and stderr drain, and write errors (EPIPE
- * from a child that never reads) are ignored. On timeout or abort the group gets
- * SIGTERM and, {@linkcode KILL_GRACE_MS} later, SIGKILL; after exit the group always
- * gets SIGKILL to reap stragglers. A program that is still open for writing (ETXTBSY)
- * is started again up to {@linkcode SPAWN_ATTEMPTS} times. Tool failures never throw:
- * they are fields of the result.
+ * `detached`), with exactly `spec.env`. stdin is written while stdout and stderr drain,
+ * and write errors (EPIPE from a child that never reads) are ignored. On timeout or
+ * abort the group gets SIGTERM and, {@linkcode KILL_GRACE_MS} later, SIGKILL; after
+ * exit the group always gets SIGKILL to reap stragglers. A program that is still open
+ * for writing (ETXTBSY) is started again up to {@linkcode SPAWN_ATTEMPTS} times. Tool
+ * failures never throw: they are fields of the result.
  *
  * @param spec What to run.
  * @param opts Abort signal, spawn callback, group killer.
