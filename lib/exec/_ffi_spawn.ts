@@ -116,11 +116,18 @@ const SYMBOLS = {
   strerror: { parameters: ["i32"], result: "pointer" },
 } as const;
 
+/** glibc 2.34+: closes every fd from 3 up in the child, inherited ones included. */
+const CLOSEFROM = {
+  posix_spawn_file_actions_addclosefrom_np: { parameters: ["buffer", "i32"], result: "i32" },
+} as const;
+
 type Symbols = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
 
 /** libc bound on this thread, with the buffers reused by every (synchronous) spawn. */
 interface Libc {
   sym: Symbols;
+  /** Adds "close every fd from `lowFd` up" to the file actions; null before glibc 2.34. */
+  closeFrom: ((actions: Uint8Array, lowFd: number) => number) | null;
   /** This thread's `errno`. */
   errno: Deno.UnsafePointerView;
   /** Signal set with nothing in it: the child's signal mask. */
@@ -146,7 +153,17 @@ function openLibc(): Libc | null {
     if (Deno.build.os !== "linux") return libc;
     if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return libc;
     let sym: Symbols | undefined;
+    let closeFrom: Libc["closeFrom"] = null;
     for (const name of ["libc.so.6", "libc.so"]) {
+      try {
+        const both = Deno.dlopen(name, { ...SYMBOLS, ...CLOSEFROM }).symbols;
+        sym = both;
+        closeFrom = (actions, lowFd) =>
+          both.posix_spawn_file_actions_addclosefrom_np(actions, lowFd);
+        break;
+      } catch {
+        // glibc < 2.34 lacks closefrom: bind the rest alone.
+      }
       try {
         sym = Deno.dlopen(name, SYMBOLS).symbols;
         break;
@@ -170,6 +187,7 @@ function openLibc(): Libc | null {
     sym.close(pidfd);
     libc = {
       sym,
+      closeFrom,
       errno: new Deno.UnsafePointerView(errnoPtr),
       emptySet,
       defaultSet,
@@ -275,8 +293,10 @@ export interface FfiChild {
  * ignored in Deno and would otherwise stay ignored across exec). A file without `#!`
  * runs under /bin/sh, as execvp (and so `setsid` and `Deno.Command`) does. The spawn is
  * a synchronous call on this thread, so the child inherits the thread's Landlock domain
- * and network namespace; no fd but the three stdio pipes is opened for the child (fds
- * the harness inherited without close-on-exec pass on, as with `Deno.Command`).
+ * and network namespace. The child gets fds 0–2 and nothing else: with glibc 2.34+
+ * even fds harness itself inherited without close-on-exec are closed (an open fd would
+ * bypass Landlock, which checks paths at open time); before 2.34 those pass on, as they
+ * do with `Deno.Command`.
  *
  * @param spec What to run (`timeoutMs` and `maxOutputBytes` are the caller's business).
  * @returns The child, why it could not start, or {@linkcode BUSY} when the program is
@@ -357,6 +377,9 @@ export function spawnFfi(spec: ProcessSpec): FfiChild | SpawnError | typeof BUSY
       sym.posix_spawn_file_actions_adddup2(actions, childOut, 1) ||
       sym.posix_spawn_file_actions_adddup2(actions, childErr, 2) ||
       sym.posix_spawn_file_actions_addchdir_np(actions, strings.block.subarray(cwdC)) ||
+      // Only stdin, stdout and stderr: an fd harness inherited would bypass Landlock,
+      // which checks paths when a file is opened, not when it is read.
+      (c.closeFrom?.(actions, 3) ?? 0) ||
       sym.posix_spawnattr_setflags(
         attr,
         POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF,
