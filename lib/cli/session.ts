@@ -8,6 +8,7 @@ import type { Config } from "../config/load.ts";
 import { CallPath } from "../exec/call.ts";
 import type { ApprovalPolicy } from "../exec/call_types.ts";
 import { type MachineCaps, probeMachine } from "../exec/confine.ts";
+import { closeInheritedFdsOnExec } from "../exec/landlock.ts";
 import { WorkerPool } from "../exec/worker_pool.ts";
 import { enabledBuiltins } from "../tools/builtins.ts";
 import { projectSources, type RegistrySnapshot, ToolRegistry } from "../tools/registry.ts";
@@ -40,6 +41,8 @@ export async function openSession(ctx: CommandContext, approve: ApprovalPolicy):
   const registry = new ToolRegistry(config, projectSources(config, ctx.io.getEnv));
   let snapshot = await registry.refresh();
   const caps = await probing;
+  // No tool may inherit an fd harness inherited: Landlock would not see it.
+  closeInheritedFdsOnExec();
   const pool = new WorkerPool();
   // Without write access harness cannot make a private TMPDIR: tools then get none.
   const tmpDir = await Deno.makeTempDir({ prefix: "harness-tools-" }).catch(() => undefined);

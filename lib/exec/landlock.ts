@@ -176,6 +176,9 @@ const ENOTDIR = 20;
 const CLONE_NEWNET = 0x40000000;
 const LINUX_CAPABILITY_VERSION_3 = 0x20080522;
 const CAP_SYS_ADMIN = 21;
+/** close_range(2) has the same number on every architecture (Linux 5.9; CLOEXEC 5.11). */
+const SYS_CLOSE_RANGE = 436n;
+const CLOSE_RANGE_CLOEXEC = 1 << 2;
 
 const SYMBOLS = {
   create_ruleset: { name: "syscall", parameters: ["i64", "buffer", "usize", "u32"], result: "i64" },
@@ -186,6 +189,7 @@ const SYMBOLS = {
   close: { parameters: ["i32"], result: "i32" },
   unshare: { parameters: ["i32"], result: "i32" },
   capget: { parameters: ["buffer", "buffer"], result: "i32" },
+  close_range: { name: "syscall", parameters: ["i64", "u32", "u32", "u32"], result: "i64" },
   __errno_location: { parameters: [], result: "pointer" },
   strerror: { parameters: ["i32"], result: "pointer" },
 } as const;
@@ -329,6 +333,24 @@ export function restrictSelf(policy: LandlockPolicy): RestrictReport {
     c.close(fd);
   }
   return { abi, skipped, unenforced: rs.unenforced };
+}
+
+/**
+ * Marks every fd from 3 up close-on-exec, so that no tool inherits an fd harness itself
+ * inherited from whatever started it (an open fd bypasses Landlock, which checks paths
+ * when a file is opened). Deno opens its own fds close-on-exec already, and a child's
+ * stdio is set up after the fork, so nothing harness means to pass is affected.
+ *
+ * @returns true when done; false off Linux, without FFI, or before Linux 5.11.
+ */
+export function closeInheritedFdsOnExec(): boolean {
+  const c = openLibc();
+  if (c === null) return false;
+  try {
+    return Number(c.close_range(SYS_CLOSE_RANGE, 3, 0xffffffff, CLOSE_RANGE_CLOEXEC)) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import {
   buildRuleset,
+  closeInheritedFdsOnExec,
   FS,
   fsRightsForAbi,
   hasCapSysAdmin,
@@ -90,4 +91,28 @@ Deno.test("hasCapSysAdmin() agrees with CapEff in /proc/self/status", () => {
   // The tests run with --allow-all, under which Deno lets /proc/self/status be read.
   const hex = /^CapEff:\s*([0-9a-f]+)$/m.exec(Deno.readTextFileSync("/proc/self/status"))![1];
   assertEquals(hasCapSysAdmin(), (BigInt(`0x${hex}`) & (1n << 21n)) !== 0n);
+});
+
+Deno.test("closeInheritedFdsOnExec() keeps an inherited fd from every child", async () => {
+  if (Deno.build.os !== "linux") return;
+  const libc = Deno.dlopen("libc.so.6", {
+    open: { parameters: ["buffer", "i32"], result: "i32" },
+    close: { parameters: ["i32"], result: "i32" },
+  });
+  // An fd without close-on-exec, as harness may inherit one from whatever started it.
+  const fd = libc.symbols.open(new TextEncoder().encode("/dev/null\0"), 0);
+  const childFds = async () => {
+    const out = await new Deno.Command("ls", { args: ["/proc/self/fd"] }).output();
+    return new TextDecoder().decode(out.stdout).trim().split("\n").map(Number);
+  };
+  try {
+    ok((await childFds()).includes(fd), "the fd is inherited before");
+    assertEquals(closeInheritedFdsOnExec(), true);
+    ok(!(await childFds()).includes(fd), "and not after");
+    // The fd itself stays open in harness.
+    ok(Deno.readLinkSync(`/proc/self/fd/${fd}`) === "/dev/null");
+  } finally {
+    libc.symbols.close(fd);
+    libc.close();
+  }
 });
