@@ -20,6 +20,7 @@
  */
 import type { ProcessSpec, SpawnError } from "./process.ts";
 import { BUSY, describeSpawnError } from "./_spawn.ts";
+import { signalName, signalNumber } from "./_signals.ts";
 
 // Linux values, the same on x86_64 and aarch64.
 const O_RDONLY = 0;
@@ -46,6 +47,9 @@ const STATX_MODE_OFFSET = 28;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const X_OK = 1;
+
+const SIGKILL = signalNumber("SIGKILL")!;
+const SIGSTOP = signalNumber("SIGSTOP")!;
 
 const POSIX_SPAWN_SETSIGDEF = 0x04;
 const POSIX_SPAWN_SETSIGMASK = 0x08;
@@ -178,7 +182,7 @@ function openLibc(): Libc | null {
     const defaultSet = bytes(STRUCT_BYTES);
     if (sym.sigemptyset(emptySet) !== 0 || sym.sigemptyset(defaultSet) !== 0) return libc;
     for (let sig = 1; sig <= 31; sig++) {
-      if (sig === SIGNALS.SIGKILL || sig === SIGNALS.SIGSTOP) continue;
+      if (sig === SIGKILL || sig === SIGSTOP) continue;
       if (sym.sigaddset(defaultSet, sig) !== 0) return libc;
     }
     // The exit is awaited through a pidfd: Linux 5.3, and not blocked by seccomp.
@@ -421,7 +425,7 @@ export function spawnFfi(spec: ProcessSpec): FfiChild | SpawnError | typeof BUSY
   if (pidfd < 0) {
     // Out of fds, say: without a pidfd the exit cannot be awaited, so take the child down.
     const code = errno(c);
-    sym.kill(pid, SIGNALS.SIGKILL);
+    sym.kill(pid, SIGKILL);
     sym.waitpid(pid, c.pid, 0);
     closeAll([ourIn, ourOut, ourErr, epfd]);
     return describeSpawnError(spec.program, path, new Error(errnoText(c, code)));
@@ -756,7 +760,7 @@ function decodeStatus(status: number): FfiStatus {
     const code = (status >> 8) & 0xff;
     return { success: code === 0, code, signal: null };
   }
-  return { success: false, code: 128 + sig, signal: SIGNAL_NAMES.get(sig) ?? null };
+  return { success: false, code: 128 + sig, signal: signalName(sig) ?? null };
 }
 
 class Child implements FfiChild {
@@ -802,7 +806,7 @@ class Child implements FfiChild {
   }
 
   kill(signal: Deno.Signal = "SIGTERM"): void {
-    const signo = SIGNALS[signal as keyof typeof SIGNALS];
+    const signo = signalNumber(signal);
     if (signo === undefined) throw new TypeError(`Invalid signal: ${signal}`);
     if (this.#reaped) return;
     if (this.#c.sym.kill(this.pid, signo) === 0) return;
@@ -813,7 +817,7 @@ class Child implements FfiChild {
   }
 
   killGroup(signal: Deno.Signal): boolean {
-    const signo = SIGNALS[signal as keyof typeof SIGNALS];
+    const signo = signalNumber(signal);
     if (signo === undefined) throw new TypeError(`Invalid signal: ${signal}`);
     return this.#c.sym.kill(-this.pid, signo) === 0 || errno(this.#c) === ESRCH;
   }
@@ -839,47 +843,4 @@ class Child implements FfiChild {
       }
     }
   }
-}
-
-/** Linux signal numbers (x86_64 and aarch64 share them). */
-const SIGNALS = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGILL: 4,
-  SIGTRAP: 5,
-  SIGABRT: 6,
-  SIGBUS: 7,
-  SIGFPE: 8,
-  SIGKILL: 9,
-  SIGUSR1: 10,
-  SIGSEGV: 11,
-  SIGUSR2: 12,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-  SIGSTKFLT: 16,
-  SIGCHLD: 17,
-  SIGCONT: 18,
-  SIGSTOP: 19,
-  SIGTSTP: 20,
-  SIGTTIN: 21,
-  SIGTTOU: 22,
-  SIGURG: 23,
-  SIGXCPU: 24,
-  SIGXFSZ: 25,
-  SIGVTALRM: 26,
-  SIGPROF: 27,
-  SIGWINCH: 28,
-  SIGIO: 29,
-  SIGPOLL: 29,
-  SIGPWR: 30,
-  SIGSYS: 31,
-  SIGUNUSED: 31,
-} as const satisfies Partial<Record<Deno.Signal, number>>;
-
-/** Signal names by number; the first name wins for aliases (SIGIO, SIGSYS). */
-const SIGNAL_NAMES = new Map<number, Deno.Signal>();
-for (const [name, n] of Object.entries(SIGNALS)) {
-  if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name as Deno.Signal);
 }

@@ -9,6 +9,7 @@
  */
 import { runCli } from "../../lib/cli/main.ts";
 import type { Io } from "../../lib/cli/io.ts";
+import { signalNumber } from "../../lib/exec/_signals.ts";
 import { ENTRY, PERMISSION_FLAGS, UNSTABLE_FLAGS } from "../../scripts/grant.ts";
 import { chatRequestErrors } from "../chat_request_schema.ts";
 import { type FakeOpenAI, startFakeOpenAI, type Step } from "../fake_openai.ts";
@@ -268,14 +269,10 @@ export function spawnHarness(args: string[], env: Record<string, string> = {}): 
       const s = await status;
       await pumpOut;
       return {
-        code: s.signal ? 128 + signalNumber(s.signal) : s.code,
+        code: s.signal ? 128 + (signalNumber(s.signal) ?? 0) : s.code,
         stdout: out,
         stderr: await stderr,
       };
     },
   };
-}
-
-function signalNumber(signal: Deno.Signal): number {
-  return ({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal] ?? 0;
 }

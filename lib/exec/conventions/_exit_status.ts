@@ -4,43 +4,9 @@
  *
  * @module
  */
+import { signalNumber } from "../_signals.ts";
 
-/** Linux signal numbers, by the names Deno reports. */
-const SIGNAL_NUMBERS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGILL: 4,
-  SIGTRAP: 5,
-  SIGABRT: 6,
-  SIGIOT: 6,
-  SIGBUS: 7,
-  SIGFPE: 8,
-  SIGKILL: 9,
-  SIGUSR1: 10,
-  SIGSEGV: 11,
-  SIGUSR2: 12,
-  SIGPIPE: 13,
-  SIGALRM: 14,
-  SIGTERM: 15,
-  SIGSTKFLT: 16,
-  SIGCHLD: 17,
-  SIGCONT: 18,
-  SIGSTOP: 19,
-  SIGTSTP: 20,
-  SIGTTIN: 21,
-  SIGTTOU: 22,
-  SIGURG: 23,
-  SIGXCPU: 24,
-  SIGXFSZ: 25,
-  SIGVTALRM: 26,
-  SIGPROF: 27,
-  SIGWINCH: 28,
-  SIGIO: 29,
-  SIGPOLL: 29,
-  SIGPWR: 30,
-  SIGSYS: 31,
-};
+export { signalNumber };
 
 /** Rust's names, by number (`signal_string` in std's unix `process_unix.rs`). */
 const RUST_NAMES: Record<number, string> = {
@@ -111,11 +77,6 @@ const GO_NAMES: Record<number, string> = {
   30: "power failure",
   31: "bad system call",
 };
-
-/** The Linux number of a signal name, or `undefined` when unknown. */
-export function signalNumber(signal: string): number | undefined {
-  return SIGNAL_NUMBERS[signal];
-}
 
 /**
  * Rust's `Display` of `std::process::ExitStatus` on Unix: `exit status: 3`, or
