@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { parse, type ParseError } from "jsonc-parser";
+import { type ParseError, parseTree } from "../_jsonc.ts";
 import { locate } from "../config/_positions.ts";
-import { resolvePath } from "../config/load.ts";
+import { resolvePath } from "../_path.ts";
 import { ExitCode, UsageError } from "../errors.ts";
 import type { ApprovalPolicy, CallResult } from "../exec/call_types.ts";
 import { SECRET_NAME } from "../exec/call.ts";
@@ -102,11 +102,7 @@ function jsonErrorOffset(text: string, message: string): number | undefined {
   const m = /position (\d+)/.exec(message);
   if (m) return Number(m[1]);
   const errors: ParseError[] = [];
-  parse(text, errors, {
-    disallowComments: true,
-    allowTrailingComma: false,
-    allowEmptyContent: false,
-  });
+  parseTree(text, errors, { disallowComments: true, allowTrailingComma: false });
   return errors[0]?.offset;
 }
 

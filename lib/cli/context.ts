@@ -5,7 +5,7 @@
  * @module
  */
 import type { Config } from "../config/load.ts";
-import { resolvePath } from "../config/load.ts";
+import { resolvePath } from "../_path.ts";
 import { UsageError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { makeStyle, type Style, wantColor } from "./style.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Node } from "jsonc-parser";
+import type { Node } from "../_jsonc.ts";
 import type { ValidationError } from "../_generated/config_validator.js";
 import { didYouMean } from "../_suggest.ts";
 import schema from "./harness.schema.json" with { type: "json" };

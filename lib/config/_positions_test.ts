@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseTree } from "jsonc-parser";
+import { parseTree } from "../_jsonc.ts";
 import type { ValidationError } from "../_generated/config_validator.js";
 import { describeSchemaError, didYouMean, editDistance, locate } from "./_positions.ts";
 

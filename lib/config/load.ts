@@ -8,9 +8,10 @@
  *
  * @module
  */
-import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { type Node, type ParseError, parseTree, printParseErrorCode } from "../_jsonc.ts";
 import validateConfig from "../_generated/config_validator.js";
 import { ConfigError } from "../errors.ts";
+import { dirname, resolvePath } from "../_path.ts";
 import { compileMini } from "../exec/mini_schema.ts";
 import { parsePermissionObject } from "../tools/permissions.ts";
 import { BUILTIN_TOOLS } from "../../tools/mod.ts";
@@ -378,24 +379,4 @@ async function exists(path: string): Promise<boolean> {
 /** Joins two path parts with `/`. */
 function join(a: string, b: string): string {
   return a.endsWith("/") ? a + b : `${a}/${b}`;
-}
-
-/** The parent directory of an absolute POSIX or Windows path. */
-export function dirname(path: string): string {
-  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  if (i < 0) return ".";
-  if (i === 0) return "/";
-  return path.slice(0, i);
-}
-
-/** Resolves `path` against `base` unless it is absolute, normalizing `.` and `..`. */
-export function resolvePath(base: string, path: string): string {
-  const abs = path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) ? path : `${base}/${path}`;
-  const parts: string[] = [];
-  for (const part of abs.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return /^[A-Za-z]:/.test(abs) ? parts.join("/") : "/" + parts.join("/");
 }

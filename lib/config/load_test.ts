@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
+import { dirname } from "../_path.ts";
 import { ConfigError, ExitCode } from "../errors.ts";
 import {
   DEFAULT_BASE_URL,
   DEFAULT_MANIFEST_TIMEOUT_MS,
   DEFAULT_OCTOMIND_TIMEOUT_MS,
-  dirname,
   findConfigFile,
   loadConfig,
   parseConfigText,
-  resolvePath,
 } from "./load.ts";
 
 const FILE = "/p/harness.jsonc";
@@ -358,19 +357,6 @@ Deno.test("loadConfig() keeps the ceiling and overrides as written", async () =>
   } finally {
     await Deno.remove(root, { recursive: true });
   }
-});
-
-Deno.test("resolvePath() resolves relative paths and normalizes . and ..", () => {
-  assert.equal(resolvePath("/a/b", "c"), "/a/b/c");
-  assert.equal(resolvePath("/a/b", "./c/../d"), "/a/b/d");
-  assert.equal(resolvePath("/a/b", "../../../x"), "/x");
-  assert.equal(resolvePath("/a/b", "/abs//y/"), "/abs/y");
-});
-
-Deno.test("dirname() returns the parent directory", () => {
-  assert.equal(dirname("/a/b/c.jsonc"), "/a/b");
-  assert.equal(dirname("/c.jsonc"), "/");
-  assert.equal(dirname("c.jsonc"), ".");
 });
 
 Deno.test("parseConfigText() checks built-in options against the tool's options schema", () => {

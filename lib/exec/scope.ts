@@ -16,7 +16,7 @@
  * @module
  */
 import type { Config } from "../config/load.ts";
-import { resolvePath } from "../config/load.ts";
+import { resolvePath } from "../_path.ts";
 import { DeniedError } from "../errors.ts";
 import {
   PERMISSION_KINDS,

@@ -8,7 +8,7 @@
 import { compareStrings } from "../_compare.ts";
 import { UsageError } from "../errors.ts";
 import type { Config } from "../config/load.ts";
-import { resolvePath } from "../config/load.ts";
+import { resolvePath } from "../_path.ts";
 import type { CodeInfo, Diagnostic, ToolDefinition } from "../types.ts";
 import { lintSchema } from "./lint_schema.ts";
 import { lintOnDisk } from "./lint_disk.ts";

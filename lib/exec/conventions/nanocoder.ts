@@ -20,8 +20,8 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
 import type { ToolDefinition } from "../../types.ts";
+import { resolvePath } from "../../_path.ts";
 import { renderTemplate } from "../../tools/template.ts";
 import type {
   CallContext,
@@ -105,7 +105,10 @@ export function resolveCwd(
 ): string {
   if (!configured) return ctx.projectDir;
   const expanded = expandVars(configured, ctx.env);
-  const absolute = isAbsolute(expanded) ? expanded : resolve(ctx.projectDir, expanded);
+  // As node:path on POSIX: an absolute cwd is kept as written, a relative one resolved.
+  const absolute = expanded.startsWith("/")
+    ? expanded
+    : resolvePath(ctx.projectDir, `./${expanded}`);
   return (ctx.exists ?? defaultExists)(absolute) ? absolute : ctx.projectDir;
 }
 

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { Node } from "jsonc-parser";
+import type { Node } from "../../_jsonc.ts";
 import type { JsonValue } from "../../types.ts";
 import { goFoldName } from "./_go.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Node } from "jsonc-parser";
+import type { Node } from "../../_jsonc.ts";
 import { didYouMean } from "../../config/_positions.ts";
 import { goKind, type KeyProblem } from "./_manifest_decode.ts";
 

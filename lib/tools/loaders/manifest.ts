@@ -18,7 +18,7 @@
  * @module
  */
 import { LineIndex } from "../../_lines.ts";
-import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { type Node, type ParseError, parseTree, printParseErrorCode } from "../../_jsonc.ts";
 import type {
   CodeInfo,
   Diagnostic,
