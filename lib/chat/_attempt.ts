@@ -6,6 +6,7 @@
  * @module
  */
 
+import { after } from "../_timers.ts";
 import { ProviderError } from "./errors.ts";
 
 /** One HTTP attempt: its abort controller, idle timer and error mapping. */
@@ -17,7 +18,9 @@ export class Attempt {
   #ctl = new AbortController();
   #user: AbortSignal;
   #timeoutMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the attempt times out unless a chunk arrives first (ms, `performance.now()`). */
+  #deadline = 0;
+  #cancelTimer = () => {};
   #timedOut = false;
   #onAbort = () => this.#ctl.abort(this.#user.reason);
 
@@ -39,12 +42,23 @@ export class Attempt {
     return this.#ctl.signal;
   }
 
+  /**
+   * Moves the deadline to `timeoutMs` from now. One timer serves many chunks: when it
+   * fires early (a chunk came meanwhile) it re-arms for what is left.
+   */
   #arm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    const first = this.#deadline === 0;
+    this.#deadline = performance.now() + this.#timeoutMs;
+    if (first) this.#wait(this.#timeoutMs);
+  }
+
+  #wait(ms: number): void {
+    this.#cancelTimer = after(ms, () => {
+      const left = this.#deadline - performance.now();
+      if (left > 0) return this.#wait(left);
       this.#timedOut = true;
       this.#ctl.abort(new DOMException("request timed out", "TimeoutError"));
-    }, this.#timeoutMs);
+    });
   }
 
   /** Awaits `p`, rejecting as soon as the attempt aborts (user abort or timeout). */
@@ -134,7 +148,7 @@ export class Attempt {
 
   /** Stops the timer and unlinks the caller's signal. */
   dispose(): void {
-    clearTimeout(this.#timer);
+    this.#cancelTimer();
     this.#user.removeEventListener("abort", this.#onAbort);
   }
 }

@@ -25,6 +25,7 @@ import { httpError, isToolsUnsupported, ProviderError } from "./errors.ts";
 import type { ChatCompletionChunk } from "./messages.ts";
 import type { ModelEvent, ModelPort, ModelRequest } from "./port.ts";
 import { SseParser } from "./sse.ts";
+import { sleep as abortableSleep } from "../_timers.ts";
 
 /** Default time to first byte, and longest silence between chunks. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
@@ -278,19 +279,4 @@ function isMistralHost(baseUrl: string): boolean {
   } catch {
     return false;
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -21,6 +21,7 @@ import type { CommandContext } from "./context.ts";
 import { toolsPayload } from "./cmd_tools.ts";
 import { jsonEvent, Renderer, type RenderMode, summarizeArguments } from "./render.ts";
 import { openSession, type Session } from "./session.ts";
+import { after } from "../_timers.ts";
 
 /** Options shared by `run` and `chat`. */
 export interface RunOptions {
@@ -305,8 +306,8 @@ export async function executeRun(
     recordingPolicy(policy, transcript, (record, text) => renderer.info(record, text)),
   );
   const controller = new AbortController();
-  const timer = settings.timeoutMs !== undefined
-    ? setTimeout(() => controller.abort("timeout"), settings.timeoutMs)
+  const cancelTimeout = settings.timeoutMs !== undefined
+    ? after(settings.timeoutMs, () => controller.abort("timeout"))
     : undefined;
   const onSigint = () => controller.abort("interrupted");
   Deno.addSignalListener("SIGINT", onSigint);
@@ -372,7 +373,7 @@ export async function executeRun(
       }
     }
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    cancelTimeout?.();
     Deno.removeSignalListener("SIGINT", onSigint);
     if (!run.session) await session.close();
     if (!run.transcript) transcript.close();

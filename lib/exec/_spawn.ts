@@ -17,6 +17,7 @@
  */
 import { type FfiChild, ffiSpawnAvailable, ffiSpawnBound, spawnFfi } from "./_ffi_spawn.ts";
 import type { ProcessSpec, SpawnError } from "./process.ts";
+import { after } from "../_timers.ts";
 
 /** A started child: Deno's, or one started with `posix_spawn` through FFI. */
 export type SpawnedChild = Deno.ChildProcess | FfiChild;
@@ -32,7 +33,7 @@ export function bindFastSpawnWhenIdle(): void {
   if (bindScheduled) return;
   bindScheduled = true;
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return;
-  setTimeout(ffiSpawnAvailable, 0);
+  after(0, ffiSpawnAvailable);
 }
 
 /** A start that failed because the program file is open for writing (ETXTBSY): retry. */

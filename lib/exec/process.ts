@@ -14,6 +14,7 @@ import {
   spawnChild,
 } from "./_spawn.ts";
 import { OutputCapture } from "./capture.ts";
+import { after, sleep } from "../_timers.ts";
 
 export { describeSpawnError, findSetsid, readShebang } from "./_spawn.ts";
 
@@ -161,7 +162,7 @@ export async function runProcess(
         spawnError: describeSpawnError(spec.program, spec.env.PATH, busy),
       });
     }
-    await new Promise((r) => setTimeout(r, SPAWN_RETRY_MS));
+    await sleep(SPAWN_RETRY_MS);
   }
 }
 
@@ -218,18 +219,18 @@ async function runOnce(
   let timedOut = false;
   let aborted = false;
   let exited = false;
-  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  let cancelKill: (() => void) | undefined;
   const stop = () => {
-    if (exited || killTimer !== undefined) return;
+    if (exited || cancelKill !== undefined) return;
     kill("SIGTERM");
-    killTimer = setTimeout(() => {
+    cancelKill = after(KILL_GRACE_MS, () => {
       if (!exited) kill("SIGKILL");
-    }, KILL_GRACE_MS);
+    });
   };
-  const timer = setTimeout(() => {
+  const cancelTimeout = after(spec.timeoutMs, () => {
     timedOut = true;
     stop();
-  }, spec.timeoutMs);
+  });
   const onAbort = () => {
     aborted = true;
     stop();
@@ -244,8 +245,8 @@ async function runOnce(
   if (spec.stdin !== "null") void writeStdin(child.stdin, spec.stdin);
   const status = await child.status;
   exited = true;
-  clearTimeout(timer);
-  clearTimeout(killTimer);
+  cancelTimeout();
+  cancelKill?.();
   opts.signal?.removeEventListener("abort", onAbort);
   // Reap what the tool left behind in its group; the tool itself has exited.
   kill("SIGKILL", false);
@@ -311,10 +312,10 @@ async function settleDrains(
   drains: Promise<unknown>,
   readers: StreamReader[],
 ): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((r) => timer = setTimeout(() => r("late"), DRAIN_GRACE_MS));
+  let cancel = () => {};
+  const late = new Promise<"late">((r) => cancel = after(DRAIN_GRACE_MS, () => r("late")));
   const outcome = await Promise.race([drains, late]);
-  clearTimeout(timer);
+  cancel();
   if (outcome === "late") {
     await Promise.all(readers.map((r) => r.cancel().catch(() => {})));
     await drains;

@@ -23,6 +23,7 @@ import {
 import type { FromWorker, ToWorker, WorkerKey } from "./protocol.ts";
 
 import { canonicalJson } from "../_compare.ts";
+import { after } from "../_timers.ts";
 
 export type { WorkerKey } from "./protocol.ts";
 export { WorkerError, WorkerPermissionError } from "./_worker_errors.ts";
@@ -200,10 +201,10 @@ export class WorkerPool {
     const id = msg.id;
     const isModule = msg.type === "module";
     return new Promise<FromWorker>((resolve, reject) => {
-      const timers: ReturnType<typeof setTimeout>[] = [];
+      const timers: (() => void)[] = [];
       let stoppedBy: "timeout" | "abort" | undefined;
       const finish = () => {
-        timers.forEach(clearTimeout);
+        timers.forEach((cancel) => cancel());
         signal?.removeEventListener("abort", onAbort);
         slot.pending.delete(id);
         slot.lastUsed = performance.now();
@@ -220,7 +221,7 @@ export class WorkerPool {
         stoppedBy = why;
         if (!isModule && why === "timeout") return giveUp();
         slot.worker.postMessage({ type: "abort", id } satisfies ToWorker);
-        if (isModule) timers.push(setTimeout(giveUp, MODULE_STOP_GRACE_MS));
+        if (isModule) timers.push(after(MODULE_STOP_GRACE_MS, giveUp));
       };
       const onAbort = () => stop("abort");
       slot.pending.set(id, {
@@ -238,7 +239,7 @@ export class WorkerPool {
         },
       });
       slot.worker.postMessage(msg);
-      if (timeoutMs !== undefined) timers.push(setTimeout(() => stop("timeout"), timeoutMs));
+      if (timeoutMs !== undefined) timers.push(after(timeoutMs, () => stop("timeout")));
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
     });
