@@ -3,7 +3,7 @@
  * options, `init`, `completions`, `doctor`, and the exit codes of usage errors.
  */
 import assert from "node:assert/strict";
-import { buildProgram } from "../lib/cli/main.ts";
+import { buildProgram } from "../lib/cli/program.ts";
 import { commandTree } from "../lib/cli/cmd_completions.ts";
 import meta from "../deno.json" with { type: "json" };
 import { fakeIo, runHarness } from "./_helpers/cli.ts";
