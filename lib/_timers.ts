@@ -7,6 +7,12 @@
  * event loop alive only while the signal has an abort listener: exactly the semantics of
  * a timer that can be cancelled.
  *
+ * The cost: Deno cannot clear the timer behind `AbortSignal.timeout`, so a cancelled
+ * timer stays queued, unreferenced, until its deadline (≈1 KB each, measured with 100 000
+ * cancelled 300 s timers). What is queued is bounded by the timers started within their
+ * own delay: a tool call's 300 s timeout leaves at most one entry per call of the last
+ * five minutes.
+ *
  * @module
  */
 

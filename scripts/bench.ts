@@ -23,6 +23,12 @@ export interface Row {
   unit: "ms" | "MB" | "MB/s";
   /** The target, as `< N` (or `> N` for throughput). */
   target: number;
+  /**
+   * A target relative to the baseline measured in the same run (`value / baseline
+   * <= maxRatio`). When set, it decides `met`: the absolute target was set on another
+   * machine and is shown for reference.
+   */
+  maxRatio?: number;
   higherIsBetter?: boolean;
   baseline?: { name: string; value: number };
 }
@@ -36,18 +42,28 @@ function median(xs: number[]): number {
 }
 
 async function timeCommand(args: string[], n: number, cwd = ROOT): Promise<number> {
-  const times: number[] = [];
+  return (await timeCommands([args], n, cwd))[0];
+}
+
+/**
+ * Median wall time of each command, run in turns (a, b, a, b, …) so that load from
+ * elsewhere on the machine hits all of them alike. Two warm-up rounds.
+ */
+async function timeCommands(commands: string[][], n: number, cwd = ROOT): Promise<number[]> {
+  const times: number[][] = commands.map(() => []);
   for (let i = 0; i < n + 2; i++) {
-    const t = performance.now();
-    const out = await new Deno.Command(DENO, { args, cwd, stdout: "null", stderr: "piped" })
-      .output();
-    const ms = performance.now() - t;
-    if (!out.success && out.code !== 1) {
-      throw new Error(`deno ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    for (const [k, args] of commands.entries()) {
+      const t = performance.now();
+      const out = await new Deno.Command(DENO, { args, cwd, stdout: "null", stderr: "piped" })
+        .output();
+      const ms = performance.now() - t;
+      if (!out.success && out.code !== 1) {
+        throw new Error(`deno ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+      }
+      if (i >= 2) times[k].push(ms);
     }
-    if (i >= 2) times.push(ms); // two warm-up runs
   }
-  return median(times);
+  return times.map(median);
 }
 
 const harness = (...args: string[]) => ["run", ...PERMISSION_FLAGS, `${ROOT}main.ts`, ...args];
@@ -91,7 +107,7 @@ async function execRows(): Promise<Row[]> {
       value: first ? r.ms : Math.max(0, r.ms - r.baselineMs),
       unit: "ms" as const,
       target: first ? 25 : 1,
-      baseline: { name: "bare Deno.Command spawn", value: r.baselineMs },
+      baseline: { name: r.baselineName ?? "bare Deno.Command spawn", value: r.baselineMs },
     };
   });
 }
@@ -274,8 +290,7 @@ async function loop(): Promise<Row[]> {
     server.url,
     `${dir}/tools/bin/now`,
   ];
-  const oneShot = await timeCommand(runArgs, 10);
-  const minimal = await timeCommand(minimalArgs, 10);
+  const [oneShot, minimal] = await timeCommands([runArgs, minimalArgs], 20);
   const rss = await rssOf(runArgs);
   const minimalRss = await rssOf(minimalArgs);
   await server.close();
@@ -309,6 +324,8 @@ async function loop(): Promise<Row[]> {
       value: oneShot,
       unit: "ms",
       target: 100,
+      // The issue: "under 100 ms, i.e. within 3× of the minimal loop measured in the same run".
+      maxRatio: 3,
       baseline: { name: "minimal Deno loop", value: minimal },
     },
     { name: "harness time per turn (server time excluded)", value: perTurn, unit: "ms", target: 2 },
@@ -347,16 +364,19 @@ export function table(rows: Row[]): string {
     "| --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
-    const met = r.higherIsBetter ? r.value > r.target : r.value < r.target;
     const base = r.baseline ? `${r.baseline.name}: ${fmt(r.baseline.value, r.unit)}` : "–";
-    const ratio = r.baseline && r.baseline.value > 0
-      ? `${(r.value / r.baseline.value).toFixed(2)}×`
-      : "–";
-    lines.push(
-      `| ${r.name} | ${fmt(r.value, r.unit)} | ${
-        r.higherIsBetter ? ">" : "<"
-      } ${r.target} ${r.unit} | ${base} | ${ratio} | ${met ? "yes" : "**no**"} |`,
-    );
+    const ratioOf = r.baseline && r.baseline.value > 0 ? r.value / r.baseline.value : undefined;
+    const ratio = ratioOf === undefined ? "–" : `${ratioOf.toFixed(2)}×`;
+    const absolute = r.higherIsBetter ? r.value > r.target : r.value < r.target;
+    const target = `${r.higherIsBetter ? ">" : "<"} ${r.target} ${r.unit}`;
+    let met = absolute ? "yes" : "**no**";
+    let shown = target;
+    if (r.maxRatio !== undefined) {
+      shown = `≤ ${r.maxRatio}× baseline (${target} on the issue's machine)`;
+      const byRatio = ratioOf !== undefined && ratioOf <= r.maxRatio;
+      met = `${byRatio ? "yes" : "**no**"} (absolute: ${absolute ? "yes" : "no"})`;
+    }
+    lines.push(`| ${r.name} | ${fmt(r.value, r.unit)} | ${shown} | ${base} | ${ratio} | ${met} |`);
   }
   return lines.join("\n");
 }

@@ -1,7 +1,8 @@
 /**
  * Measures what confinement costs per tool call: a warm `WorkerPool.runProcess` with
  * Landlock (and a network namespace) against a bare `Deno.Command` spawn of the same
- * script, and the first call of a new scope (Worker start + Landlock). Reports,
+ * script, and the first call of a new scope (Worker start + Landlock) against the
+ * floor of that: an empty Worker's start and first reply plus a bare spawn. Reports,
  * asserts nothing. `deno run --allow-all scripts/bench_exec.ts` prints a table;
  * `scripts/bench.ts` calls {@linkcode benchExec}.
  *
@@ -28,6 +29,45 @@ export interface BenchRow {
   name: string;
   ms: number;
   baselineMs: number;
+  /** What the baseline is. @default "bare Deno.Command spawn" */
+  baselineName?: string;
+}
+
+/** A Worker that does nothing but answer: the least any new Worker costs. */
+const EMPTY_WORKER = `data:application/javascript,${
+  encodeURIComponent("self.onmessage = () => self.postMessage(0);")
+}`;
+
+/** Starts an empty Worker with a tool Worker's permissions and waits for its first reply. */
+async function emptyWorkerStart(): Promise<number> {
+  const t = performance.now();
+  const worker = new Worker(EMPTY_WORKER, {
+    type: "module",
+    deno: {
+      permissions: {
+        read: false,
+        write: false,
+        net: false,
+        env: false,
+        sys: false,
+        run: ["bash"],
+        ffi: true,
+      },
+    },
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      worker.onmessage = () => resolve();
+      worker.onerror = (e) => {
+        e.preventDefault();
+        reject(new Error(`empty Worker failed: ${e.message}`));
+      };
+      worker.postMessage(0);
+    });
+    return performance.now() - t;
+  } finally {
+    worker.terminate();
+  }
 }
 
 function median(xs: number[]): number {
@@ -124,7 +164,11 @@ export async function benchExec(): Promise<BenchRow[]> {
       const label = `${name}${plan.netns === "none" ? "" : ` [${plan.netns}]`}`;
       rows.push({ name: label, ms: median(confined), baselineMs: baseline });
     }
+    // Interleaved with the floor: an empty Worker's start plus a bare spawn.
+    const floor: number[] = [];
     const first = await timeEach(FIRST_CALLS, async (i) => {
+      floor.push(await emptyWorkerStart() + (await timeEach(1, bare))[0]);
+      const t = performance.now();
       // A distinct read path makes a distinct key: a new Worker each time.
       const scope: ResolvedScope = {
         read: [dir, `${dir}/scope-${i}`],
@@ -135,12 +179,15 @@ export async function benchExec(): Promise<BenchRow[]> {
       };
       const plan = planConfinement(scope, caps, "auto", "bash", dir);
       const r = await pool.runProcess(workerKeyFor(scope, plan, "bash"), wrapSpec(spec, plan));
+      const ms = performance.now() - t;
       if (r.code !== 0) throw new Error(`bench call failed: ${r.stderr || r.spawnError?.message}`);
-    });
+      return ms;
+    }, true);
     rows.push({
       name: "first call of a new scope (Worker + Landlock + netns)",
       ms: median(first),
-      baselineMs: baseline,
+      baselineMs: median(floor),
+      baselineName: "empty Worker start + bare spawn",
     });
   } finally {
     pool.close();
@@ -155,9 +202,9 @@ if (import.meta.main) {
   for (const row of await benchExec()) {
     const over = row.ms - row.baselineMs;
     console.log(
-      `${row.name.padEnd(64)} ${row.ms.toFixed(2).padStart(7)} ms  (bare spawn ${
-        row.baselineMs.toFixed(2)
-      } ms, overhead ${over >= 0 ? "+" : ""}${over.toFixed(2)} ms)`,
+      `${row.name.padEnd(64)} ${row.ms.toFixed(2).padStart(7)} ms  (${
+        row.baselineName ?? "bare spawn"
+      } ${row.baselineMs.toFixed(2)} ms, overhead ${over >= 0 ? "+" : ""}${over.toFixed(2)} ms)`,
     );
   }
 }
