@@ -65,6 +65,7 @@ export const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COO
 export class CallPath {
   #deps: CallPathDeps;
   #validator = new ArgumentValidator();
+  #warmed = new WeakSet<ToolDefinition>();
 
   /** @param deps What the call path needs. */
   constructor(deps: CallPathDeps) {
@@ -209,6 +210,10 @@ export class CallPath {
    * @param tool The tool.
    */
   warm(tool: ToolDefinition): void {
+    // Once per definition: the loop warms on every call, and a plan costs ≈0.1 ms. An
+    // evicted Worker is started again by the call itself.
+    if (this.#warmed.has(tool)) return;
+    this.#warmed.add(tool);
     try {
       const plan = this.plan(tool, { args: {} });
       if (plan.confinement.refused) return;

@@ -81,6 +81,7 @@ function processResult(patch: Partial<ProcessResult> = {}): ProcessResult {
 class FakePool {
   processes: { key: WorkerKey; spec: ProcessSpec }[] = [];
   modules: { key: WorkerKey; id: string; args: unknown; ctx: unknown }[] = [];
+  warmed: WorkerKey[] = [];
   reply: () => ProcessResult = () => processResult();
   moduleReply: () => { content: string; isError: boolean } = () => ({
     content: "module ok",
@@ -98,6 +99,9 @@ class FakePool {
   ): Promise<{ content: string; isError: boolean }> {
     this.modules.push({ key, id, args, ctx });
     return Promise.resolve().then(() => this.moduleReply());
+  }
+  warm(key: WorkerKey): void {
+    this.warmed.push(key);
   }
   get calls(): number {
     return this.processes.length + this.modules.length;
@@ -451,4 +455,25 @@ Deno.test("CallPath.plan() adds the tool's own program to run and keeps the reso
   assert.equal(plan.resolution.scope.run[0], SCRIPT);
   assert.equal(plan.prepared?.spec.program, SCRIPT);
   assert.ok(plan.confinement.landlock?.read.includes(`${PROJECT}/data`));
+});
+
+Deno.test("CallPath.warm() starts the Worker of a call once per tool definition, runs nothing", () => {
+  const deploy = tool(SCRIPT_RUNNER);
+  const { calls, pool, approvals } = setup([deploy]);
+  calls.warm(deploy);
+  calls.warm(deploy);
+  assert.equal(pool.warmed.length, 1);
+  assert.deepEqual(pool.warmed[0].permissions.run, [SCRIPT]);
+  assert.equal(pool.calls, 0);
+  assert.deepEqual(approvals, []);
+  // A reloaded definition (a new object) is warmed again: its scope may have changed.
+  calls.warm(tool(SCRIPT_RUNNER, { permissions: { read: ["."] } }));
+  assert.equal(pool.warmed.length, 2);
+});
+
+Deno.test("CallPath.warm() skips a tool the sandbox refuses", () => {
+  const deploy = tool(SCRIPT_RUNNER);
+  const { calls, pool } = setup([deploy], { caps: BARE, config: { sandbox: "strict" } });
+  calls.warm(deploy);
+  assert.equal(pool.warmed.length, 0);
 });

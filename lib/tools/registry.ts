@@ -176,8 +176,15 @@ export class ToolRegistry {
     const skipped: { path: string; reason: string }[] = [];
     const candidates: ToolDefinition[] = [];
     if (this.#includeBuiltins) candidates.push(...builtinDefinitions(this.#config));
-    for (const source of this.#sources) {
-      const found = await this.#loadSource(source, diagnostics, skipped);
+    // The sources load concurrently (this runs every turn: one I/O round trip, not one per
+    // source) and fold in their order, so precedence and diagnostics stay the same.
+    const loaded = await Promise.all(this.#sources.map(async (source) => {
+      const own = { diagnostics: [] as Diagnostic[], skipped: [] as typeof skipped };
+      return { own, found: await this.#loadSource(source, own.diagnostics, own.skipped) };
+    }));
+    for (const { own, found } of loaded) {
+      diagnostics.push(...own.diagnostics);
+      skipped.push(...own.skipped);
       candidates.push(...found);
     }
     return merge(candidates, this.#config, diagnostics, skipped);
