@@ -38,23 +38,10 @@ const EMPTY_WORKER = `data:application/javascript,${
   encodeURIComponent("self.onmessage = () => self.postMessage(0);")
 }`;
 
-/** Starts an empty Worker with a tool Worker's permissions and waits for its first reply. */
-async function emptyWorkerStart(): Promise<number> {
+/** Starts an empty Worker with `permissions` and waits for its first reply. */
+async function emptyWorkerStart(permissions: Deno.PermissionOptionsObject): Promise<number> {
   const t = performance.now();
-  const worker = new Worker(EMPTY_WORKER, {
-    type: "module",
-    deno: {
-      permissions: {
-        read: false,
-        write: false,
-        net: false,
-        env: false,
-        sys: false,
-        run: ["bash"],
-        ffi: true,
-      },
-    },
-  });
+  const worker = new Worker(EMPTY_WORKER, { type: "module", deno: { permissions } });
   try {
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = () => resolve();
@@ -167,8 +154,6 @@ export async function benchExec(): Promise<BenchRow[]> {
     // Interleaved with the floor: an empty Worker's start plus a bare spawn.
     const floor: number[] = [];
     const first = await timeEach(FIRST_CALLS, async (i) => {
-      floor.push(await emptyWorkerStart() + (await timeEach(1, bare))[0]);
-      const t = performance.now();
       // A distinct read path makes a distinct key: a new Worker each time.
       const scope: ResolvedScope = {
         read: [dir, `${dir}/scope-${i}`],
@@ -178,7 +163,10 @@ export async function benchExec(): Promise<BenchRow[]> {
         run: [],
       };
       const plan = planConfinement(scope, caps, "auto", "bash", dir);
-      const r = await pool.runProcess(workerKeyFor(scope, plan, "bash"), wrapSpec(spec, plan));
+      const key = workerKeyFor(scope, plan, "bash");
+      floor.push(await emptyWorkerStart(key.permissions) + (await timeEach(1, bare))[0]);
+      const t = performance.now();
+      const r = await pool.runProcess(key, wrapSpec(spec, plan));
       const ms = performance.now() - t;
       if (r.code !== 0) throw new Error(`bench call failed: ${r.stderr || r.spawnError?.message}`);
       return ms;
